@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# build-kubernetes.sh VERSION...
+#
+# Builds the seven Kubernetes binaries of each VERSION (e.g. v1.33.13) from
+# the Go module k8s.io/kubernetes, offline except for the Go module proxy,
+# into the e2e cache ($E2E_CACHE/bin/kubernetes/VERSION). Prints one entry
+# directory per line on stdout. Cached: a second run is instant.
+
+set -o errexit -o nounset -o pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod
+
+K8S_COMMANDS=(kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
+
+# build_kubernetes OUT VERSION
+build_kubernetes() {
+  local out="$1" version="$2"
+  local minor patch major
+  IFS=. read -r major minor patch <<<"${version#v}"
+  local work="${out}/.work"
+  go_scratch_module "${work}" kindupgrade.local/e2e/kubernetes
+
+  local gomod
+  gomod="$(cd "${work}" && go mod download -json "k8s.io/kubernetes@${version}" |
+    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
+  [[ -f "${gomod}" ]] || die "cannot find go.mod of k8s.io/kubernetes@${version}"
+
+  # Every staging module (k8s.io/X => ./staging/src/k8s.io/X) is published
+  # as k8s.io/X v0.MINOR.PATCH.
+  local staging
+  staging="$(sed -n 's#^[[:space:]]*\(k8s\.io/[^[:space:]]*\) => \./staging/src/.*$#\1#p' "${gomod}")"
+  [[ -n "${staging}" ]] || die "no staging modules found in ${gomod}"
+  {
+    printf '\nrequire k8s.io/kubernetes %s\n\nreplace (\n' "${version}"
+    local m
+    for m in ${staging}; do
+      printf '\t%s => %s v0.%s.%s\n' "${m}" "${m}" "${minor}" "${patch}"
+    done
+    printf ')\n'
+  } >>"${work}/go.mod"
+  log "kubernetes ${version}: $(wc -w <<<"${staging}") staging modules replaced"
+
+  {
+    printf '//go:build tools\n\npackage tools\n\nimport (\n'
+    local c
+    for c in "${K8S_COMMANDS[@]}"; do
+      printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "${c}"
+    done
+    printf ')\n'
+  } >"${work}/tools.go"
+  (cd "${work}" && go mod tidy)
+
+  local ldflags="-s -w" pkg
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X ${pkg}.gitVersion=${version}"
+    ldflags+=" -X ${pkg}.gitMajor=${major}"
+    ldflags+=" -X ${pkg}.gitMinor=${minor}"
+    ldflags+=" -X ${pkg}.gitCommit=0000000000000000000000000000000000000000"
+    ldflags+=" -X ${pkg}.gitTreeState=clean"
+    ldflags+=" -X ${pkg}.buildDate=2026-01-01T00:00:00Z"
+  done
+  local pkgs=()
+  for c in "${K8S_COMMANDS[@]}"; do
+    pkgs+=("k8s.io/kubernetes/cmd/${c}")
+  done
+  (cd "${work}" && go build -trimpath -ldflags "${ldflags}" -o "${out}/" "${pkgs[@]}")
+  rm -rf "${work}"
+
+  local got
+  got="$("${out}/kubeadm" version -o short)"
+  [[ "${got}" == "${version}" ]] || die "kubeadm reports ${got}, want ${version}"
+}
+
+# kubernetes_key VERSION prints the cache key of that version's binaries:
+# the version plus a hash of the recipe (not of the whole file, so comments
+# and unrelated edits do not throw away a 10-minute build).
+kubernetes_key() {
+  printf '%s-%s' "$1" "$(hash_of "=$(declare -f build_kubernetes)" "=${K8S_COMMANDS[*]}" "=$(go env GOVERSION)")"
+}
+
+main() {
+  [[ $# -gt 0 ]] || die "usage: $0 VERSION..."
+  local v
+  for v in "$@"; do
+    [[ "${v}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "bad version ${v}"
+    cached bin/kubernetes "${v}" "$(kubernetes_key "${v}")" build_kubernetes "${v}"
+  done
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main "$@"
+fi

@@ -1,0 +1,3 @@
+module github.com/kindupgrade/kind-upgrade/hack/e2e
+
+go 1.24.0
