@@ -1,0 +1,22 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package artifacts discovers and indexes what the user gave with
+// --image-dir (a flat folder, a Kubernetes release's server/bin, its parent,
+// or the kubernetes-server-linux-<arch>.tar.gz itself), validates the
+// binaries and image archives it holds before anything changes, and streams
+// them later without temporary copies on the host.
+package artifacts

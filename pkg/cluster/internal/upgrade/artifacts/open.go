@@ -1,0 +1,274 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package artifacts
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/errors"
+)
+
+// layoutsHelp ends the errors that mean the layout is wrong.
+const layoutsHelp = "--image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, or a flat folder)"
+
+// releaseBinDirs are where a release tree keeps its binaries, relative to
+// the folder given, in the order they are looked for.
+var releaseBinDirs = []string{
+	filepath.Join("kubernetes", "server", "bin"),
+	filepath.Join("server", "bin"),
+}
+
+// releaseTarballPattern matches a release tarball inside a folder.
+const releaseTarballPattern = "kubernetes-server-linux-*.tar.gz"
+
+// Open detects the layout of path, indexes the binaries and image archives
+// it holds, and validates them: every required binary is present and
+// executable, and every image archive is complete and names its images.
+// It does not compare architectures: Artifact.Arch is for the caller to
+// check against the nodes.
+func Open(path string) (*Source, error) {
+	if path == "" {
+		return nil, errors.New("--image-dir is empty: " + layoutsHelp)
+	}
+	info, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return nil, errors.Errorf("--image-dir %s does not exist: %s", path, layoutsHelp)
+	}
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to read --image-dir %s", path)
+	}
+	if !info.IsDir() {
+		if !isTarballName(path) {
+			return nil, errors.Errorf("--image-dir %s is a file but not a release tarball (*.tar.gz or *.tgz): %s", path, layoutsHelp)
+		}
+		s := &Source{Path: path, Layout: LayoutReleaseTarball}
+		if err := s.indexTarball(path); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return openDir(path)
+}
+
+// isTarballName reports whether a file name is that of a gzip tarball.
+func isTarballName(name string) bool {
+	return strings.HasSuffix(name, ".tar.gz") || strings.HasSuffix(name, ".tgz")
+}
+
+// openDir detects the layout of the folder dir and indexes it.
+func openDir(dir string) (*Source, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to read --image-dir %s", dir)
+	}
+	// a flat folder, including a release's server/bin itself
+	if exists(filepath.Join(dir, "kubeadm")) {
+		return openFolders(dir, LayoutFlat, dir)
+	}
+	// the parent of a release's server/bin: its binaries and archives, plus
+	// archives added beside it
+	for _, bin := range releaseBinDirs {
+		if exists(filepath.Join(dir, bin, "kubeadm")) {
+			return openFolders(dir, LayoutReleaseTree, filepath.Join(dir, bin), dir)
+		}
+	}
+	// a release tarball, plus archives added beside it
+	var tarballs []string
+	for _, e := range entries {
+		if ok, _ := filepath.Match(releaseTarballPattern, e.Name()); ok && !e.IsDir() {
+			tarballs = append(tarballs, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(tarballs) == 1 {
+		s := &Source{Path: dir, Layout: LayoutReleaseTarball}
+		if err := s.indexTarball(tarballs[0]); err != nil {
+			return nil, err
+		}
+		if err := s.indexArchiveFiles(dir); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	if len(tarballs) > 1 {
+		return nil, errors.Errorf("--image-dir %s holds %d release tarballs (%s): give the one to use as --image-dir", dir, len(tarballs), strings.Join(tarballs, ", "))
+	}
+	// no kubeadm anywhere: name the folder the user most likely meant
+	for _, bin := range releaseBinDirs {
+		if isDir(filepath.Join(dir, bin)) {
+			return nil, notFound("kubeadm", filepath.Join(dir, bin))
+		}
+	}
+	if exists(filepath.Join(dir, "kubelet")) || exists(filepath.Join(dir, "kubectl")) {
+		return nil, notFound("kubeadm", dir)
+	}
+	return nil, errors.Errorf("--image-dir %s has no known layout: %s", dir, layoutsHelp)
+}
+
+// notFound is the error for a required binary that is missing from where.
+func notFound(binary, where string) error {
+	return errors.Errorf("%s not found in %s: %s", binary, where, layoutsHelp)
+}
+
+// exists reports whether something is at path, following no symlink.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// isDir reports whether path is a folder.
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
+}
+
+// openFolders indexes the binaries in binDir and the image archives in
+// binDir and then in each of extra.
+func openFolders(path string, layout Layout, binDir string, extra ...string) (*Source, error) {
+	s := &Source{Path: path, Layout: layout, Binaries: map[string]*Artifact{}}
+	for _, name := range requiredBinaries {
+		a, err := binaryFile(name, binDir)
+		if err != nil {
+			return nil, err
+		}
+		s.add(a)
+	}
+	for _, dir := range append([]string{binDir}, extra...) {
+		if err := s.indexArchiveFiles(dir); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// add records a in s, in storage order.
+func (s *Source) add(a *Artifact) {
+	a.seq = len(s.Binaries) + len(s.Archives) + 1
+	if a.Kind == KindBinary {
+		if s.Binaries == nil {
+			s.Binaries = map[string]*Artifact{}
+		}
+		s.Binaries[a.Name] = a
+		return
+	}
+	s.Archives = append(s.Archives, a)
+}
+
+// binaryFile indexes the required binary name in the folder dir.
+func binaryFile(name, dir string) (*Artifact, error) {
+	p := filepath.Join(dir, name)
+	info, err := os.Stat(p)
+	if os.IsNotExist(err) {
+		return nil, notFound(name, dir)
+	}
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to read %s", p)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errors.Errorf("%s is not a file: it must be the %s binary", p, name)
+	}
+	if info.Mode().Perm()&0o111 == 0 {
+		return nil, errors.Errorf("%s is not executable: run chmod +x %s", p, p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to open %s", p)
+	}
+	defer f.Close()
+	header, err := readHeader(f)
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to read %s", p)
+	}
+	return &Artifact{
+		Name: name,
+		Path: p,
+		Size: info.Size(),
+		Kind: KindBinary,
+		Mode: info.Mode().Perm(),
+		Arch: elfArch(header),
+		file: p,
+	}, nil
+}
+
+// readHeader reads up to elfHeaderLen bytes from the start of r.
+func readHeader(r io.Reader) ([]byte, error) {
+	header := make([]byte, elfHeaderLen)
+	n, err := io.ReadFull(r, header)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return header[:n], err
+}
+
+// isArchiveName reports whether a base name is that of an image archive:
+// *.tar, not hidden (which skips macOS "._" files).
+func isArchiveName(name string) bool {
+	return strings.HasSuffix(name, ".tar") && !strings.HasPrefix(name, ".")
+}
+
+// indexArchiveFiles indexes the *.tar files directly in dir, by name.
+func (s *Source) indexArchiveFiles(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return errors.Wrapf(err, "failed to read %s", dir)
+	}
+	for _, e := range entries {
+		if !isArchiveName(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		info, err := os.Stat(p)
+		if err != nil {
+			return errors.Wrapf(err, "failed to read image archive %s", p)
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		a, err := archiveFile(p, info)
+		if err != nil {
+			return err
+		}
+		s.add(a)
+	}
+	return nil
+}
+
+// archiveFile indexes the image archive at p.
+func archiveFile(p string, info os.FileInfo) (*Artifact, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to open image archive %s", p)
+	}
+	defer f.Close()
+	// the tar reader seeks over the layers of an *os.File
+	images, arch, err := indexArchive(f, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Artifact{
+		Name:   filepath.Base(p),
+		Path:   p,
+		Size:   info.Size(),
+		Kind:   KindImageArchive,
+		Mode:   info.Mode().Perm(),
+		Arch:   arch,
+		Images: images,
+		file:   p,
+	}, nil
+}

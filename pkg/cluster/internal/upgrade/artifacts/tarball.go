@@ -1,0 +1,162 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package artifacts
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/errors"
+)
+
+// tarballBinDirs are where a release tarball keeps its binaries.
+var tarballBinDirs = []string{"kubernetes/server/bin/", "server/bin/"}
+
+// tarballHelp ends the errors about a damaged release tarball.
+const tarballHelp = "the file is truncated or corrupt: download kubernetes-server-linux-<arch>.tar.gz again"
+
+// errStop ends a tarball pass early without an error.
+var errStop = errors.NewWithoutStack("stop")
+
+// tarballPass decompresses the tarball once and calls visit for each entry
+// with a reader of its content. visit returns errStop to end the pass.
+// A pass that reads to the end also verifies the gzip checksum.
+func (s *Source) tarballPass(tarball string, visit func(hdr *tar.Header, r io.Reader) error) error {
+	f, err := os.Open(tarball)
+	if err != nil {
+		return errors.Wrapf(err, "failed to open release tarball %s", tarball)
+	}
+	defer f.Close()
+	s.passes.Add(1)
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return errors.Wrapf(err, "failed to read release tarball %s (it is not gzip-compressed; %s)", tarball, tarballHelp)
+	}
+	defer gz.Close()
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return errors.Wrapf(err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
+		}
+		// hide the tar reader so visit sees only this entry
+		if err := visit(hdr, struct{ io.Reader }{tr}); err == errStop {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	// the checksum is at the end of the gzip stream, after the tar padding
+	if _, err := io.Copy(io.Discard, gz); err != nil {
+		return errors.Wrapf(err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
+	}
+	return nil
+}
+
+// binEntry returns the base name of a tarball entry directly in one of
+// tarballBinDirs, and that dir.
+func binEntry(name string) (base, dir string, ok bool) {
+	clean := cleanEntry(name)
+	for _, d := range tarballBinDirs {
+		if rest, found := strings.CutPrefix(clean, d); found && rest != "" && !strings.Contains(rest, "/") {
+			return rest, d, true
+		}
+	}
+	return "", "", false
+}
+
+// indexTarball indexes the binaries and image archives in a release
+// tarball's server/bin in a single decompression pass, archives nested in
+// it included.
+func (s *Source) indexTarball(tarball string) error {
+	s.tarball = tarball
+	if s.Binaries == nil {
+		s.Binaries = map[string]*Artifact{}
+	}
+	binDir := ""
+	seen := map[string]bool{}
+	err := s.tarballPass(tarball, func(hdr *tar.Header, r io.Reader) error {
+		base, dir, ok := binEntry(hdr.Name)
+		if !ok || (binDir != "" && dir != binDir) {
+			return nil
+		}
+		isBinary := isRequiredBinary(base)
+		if !isBinary && !isArchiveName(base) {
+			return nil
+		}
+		binDir = dir
+		where := tarball + ":" + hdr.Name
+		if seen[base] {
+			return errors.Errorf("release tarball %s holds %s twice (%s)", tarball, path.Join(dir, base), tarballHelp)
+		}
+		seen[base] = true
+		if hdr.Typeflag != tar.TypeReg {
+			if isBinary {
+				return errors.Errorf("%s is not a file: it must be the %s binary (%s)", where, base, tarballHelp)
+			}
+			return nil
+		}
+		a := &Artifact{
+			Name:  base,
+			Path:  where,
+			Size:  hdr.Size,
+			Mode:  hdr.FileInfo().Mode().Perm(),
+			entry: hdr.Name,
+		}
+		if isBinary {
+			if a.Mode&0o111 == 0 {
+				return errors.Errorf("%s is not executable (mode %v): extract the tarball and run chmod +x on %s, or %s", where, a.Mode, base, tarballHelp)
+			}
+			header, err := readHeader(r)
+			if err != nil {
+				return errors.Wrapf(err, "failed to read %s (%s)", where, tarballHelp)
+			}
+			a.Kind = KindBinary
+			a.Arch = elfArch(header)
+		} else {
+			images, arch, err := indexArchive(r, where)
+			if err != nil {
+				return err
+			}
+			a.Kind = KindImageArchive
+			a.Arch = arch
+			a.Images = images
+		}
+		s.add(a)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	where := tarball + ":" + binDir
+	if binDir == "" {
+		where = tarball + " (looked in kubernetes/server/bin/ and server/bin/)"
+	}
+	for _, name := range requiredBinaries {
+		if s.Binaries[name] == nil {
+			return notFound(name, where)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package artifacts
+
+import (
+	"cmp"
+	"os"
+	"slices"
+	"sync/atomic"
+)
+
+// Layout names what --image-dir pointed at.
+type Layout string
+
+const (
+	// LayoutFlat is a folder holding kubeadm, kubelet, kubectl and any *.tar
+	// image archives; a release's kubernetes/server/bin is one.
+	LayoutFlat Layout = "flat"
+	// LayoutReleaseTree is a parent of a release's server/bin:
+	// <dir>/kubernetes/server/bin or <dir>/server/bin.
+	LayoutReleaseTree Layout = "release-tree"
+	// LayoutReleaseTarball is kubernetes-server-linux-<arch>.tar.gz, given
+	// directly or as the only one in the given folder.
+	LayoutReleaseTarball Layout = "release-tarball"
+)
+
+// Kind tells binaries from image archives.
+type Kind string
+
+const (
+	// KindBinary is an executable: kubeadm, kubelet or kubectl.
+	KindBinary Kind = "binary"
+	// KindImageArchive is a docker-archive or OCI layout tar of images.
+	KindImageArchive Kind = "image-archive"
+)
+
+// Artifact is one binary or image archive found in --image-dir.
+type Artifact struct {
+	// Name is the base name: "kubeadm", "kube-apiserver.tar", "etcd.tar".
+	Name string
+	// Path is for messages: the host path, or "<tarball>:<entry path>".
+	Path string
+	// Size is the size in bytes of the file or tarball entry.
+	Size int64
+	// Kind is KindBinary or KindImageArchive.
+	Kind Kind
+	// Mode holds the permission bits as stored.
+	Mode os.FileMode
+	// Arch is, for binaries, the GOARCH of the ELF header (amd64, arm64, arm,
+	// ppc64le, s390x, 386, riscv64, ...), the ELF machine name (EM_...) for a
+	// machine Go does not know, or "" if the file is not ELF. For image
+	// archives it is the architecture in the images' configs when the archive
+	// says and all its images agree, else "".
+	Arch string
+	// Images lists, for image archives, every image reference in the archive.
+	Images []Image
+
+	// file is the host file holding the artifact; "" inside a tarball.
+	file string
+	// entry is the tar entry name, as stored, inside Source.tarball.
+	entry string
+	// seq is the position in storage order.
+	seq int
+}
+
+// Image is one image reference inside an archive.
+type Image struct {
+	// Ref is the reference as stored in the archive, for example
+	// registry.k8s.io/kube-apiserver-amd64:v1.34.4 or busybox:latest.
+	// Normalize gives the fully qualified form containerd uses.
+	Ref string
+	// Target is the name kubeadm expects: Ref with a trailing -<arch> removed
+	// from the last element of the repository
+	// (registry.k8s.io/kube-apiserver:v1.34.4); equal to Ref when there is no
+	// such suffix.
+	Target string
+}
+
+// Source is the indexed content of --image-dir. Its methods are safe for
+// concurrent use; do not change its fields after Open.
+type Source struct {
+	// Path is what the user gave.
+	Path string
+	// Layout is the layout Open detected.
+	Layout Layout
+	// Binaries holds "kubeadm", "kubelet" and "kubectl".
+	Binaries map[string]*Artifact
+	// Archives holds the image archives in storage order.
+	Archives []*Artifact
+
+	// tarball is the host path of the release tarball, if any.
+	tarball string
+	// passes counts decompressions of the tarball (for tests).
+	passes atomic.Int64
+}
+
+// Images returns every image of every archive, in archive order, without
+// duplicate references.
+func (s *Source) Images() []Image {
+	var images []Image
+	seen := map[string]bool{}
+	for _, a := range s.Archives {
+		for _, img := range a.Images {
+			if seen[img.Ref] {
+				continue
+			}
+			seen[img.Ref] = true
+			images = append(images, img)
+		}
+	}
+	return images
+}
+
+// ArchiveFor returns the first archive providing an image whose Target or
+// Ref equals target, comparing fully qualified forms (so "busybox:latest"
+// matches "docker.io/library/busybox:latest"), or nil if none does.
+func (s *Source) ArchiveFor(target string) *Artifact {
+	want := Normalize(target)
+	for _, a := range s.Archives {
+		for _, img := range a.Images {
+			if img.Target == target || img.Ref == target ||
+				Normalize(img.Target) == want || Normalize(img.Ref) == want {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// ordered returns the artifacts in storage order: the order of the
+// tarball's entries, then host files.
+func (s *Source) ordered() []*Artifact {
+	var all []*Artifact
+	for _, name := range requiredBinaries {
+		if a := s.Binaries[name]; a != nil {
+			all = append(all, a)
+		}
+	}
+	all = append(all, s.Archives...)
+	// stable: artifacts built outside Open all have seq 0 and keep the
+	// order above
+	slices.SortStableFunc(all, func(a, b *Artifact) int { return cmp.Compare(a.seq, b.seq) })
+	return all
+}
