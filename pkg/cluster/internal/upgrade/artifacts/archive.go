@@ -95,7 +95,7 @@ func indexArchive(r io.Reader, name string) ([]Image, string, error) {
 	manifest, hasManifest := scan.small[dockerManifestName]
 	index, hasIndex := scan.small[ociIndexName]
 	if !hasManifest && !hasIndex {
-		return nil, "", errors.Errorf("%s is not an image archive: it has neither manifest.json (docker-archive) nor index.json (OCI layout); %s", name, archiveHelp)
+		return nil, "", errors.Errorf("%s is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout); %s", name, archiveHelp)
 	}
 	var refs []string
 	arches := map[string]bool{}
@@ -127,7 +127,7 @@ func indexArchive(r io.Reader, name string) ([]Image, string, error) {
 		images = append(images, Image{Ref: ref, Target: StripArchSuffix(ref)})
 	}
 	if len(images) == 0 {
-		return nil, "", errors.Errorf("%s has no image references: its images are untagged; tag the image and %s, naming the image (for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar)", name, archiveHelp)
+		return nil, "", errors.Errorf("%s has no image references (its images are untagged): tag each image and save it by name, for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar", name)
 	}
 	arch := ""
 	if len(arches) == 1 && !arches[""] {

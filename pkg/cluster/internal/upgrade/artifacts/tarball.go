@@ -48,7 +48,7 @@ func (s *Source) tarballPass(tarball string, visit func(hdr *tar.Header, r io.Re
 	s.passes.Add(1)
 	gz, err := gzip.NewReader(f)
 	if err != nil {
-		return errors.Wrapf(err, "failed to read release tarball %s (it is not gzip-compressed; %s)", tarball, tarballHelp)
+		return errors.Wrapf(err, "failed to read release tarball %s (it is not gzip-compressed: download kubernetes-server-linux-<arch>.tar.gz again)", tarball)
 	}
 	defer gz.Close()
 	tr := tar.NewReader(gz)
@@ -60,10 +60,17 @@ func (s *Source) tarballPass(tarball string, visit func(hdr *tar.Header, r io.Re
 		if err != nil {
 			return errors.Wrapf(err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
 		}
-		// hide the tar reader so visit sees only this entry
-		if err := visit(hdr, struct{ io.Reader }{tr}); err == errStop {
+		// the recorder hides the tar reader, so visit sees only this entry,
+		// and tells a damaged tarball from a damaged entry
+		entry := &readRecorder{r: tr}
+		err = visit(hdr, entry)
+		if entry.err != nil {
+			return errors.Wrapf(entry.err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
+		}
+		if err == errStop {
 			return nil
-		} else if err != nil {
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -126,7 +133,7 @@ func (s *Source) indexTarball(tarball string) error {
 		}
 		if isBinary {
 			if a.Mode&0o111 == 0 {
-				return errors.Errorf("%s is not executable (mode %v): extract the tarball and run chmod +x on %s, or %s", where, a.Mode, base, tarballHelp)
+				return errors.Errorf("%s is not executable (mode %v): extract the tarball, run chmod +x on %s and give the extracted kubernetes/server/bin as --image-dir", where, a.Mode, base)
 			}
 			header, err := readHeader(r)
 			if err != nil {
@@ -159,4 +166,20 @@ func (s *Source) indexTarball(tarball string) error {
 		}
 	}
 	return nil
+}
+
+// readRecorder remembers the first error other than io.EOF its reader
+// returned.
+type readRecorder struct {
+	r   io.Reader
+	err error
+}
+
+// Read implements io.Reader.
+func (r *readRecorder) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }

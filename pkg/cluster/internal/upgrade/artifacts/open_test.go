@@ -1,0 +1,601 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package artifacts
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestOpenLayouts(t *testing.T) {
+	t.Parallel()
+	releaseImages := []string{
+		"registry.k8s.io/kube-apiserver-amd64:v1.34.4",
+		"registry.k8s.io/kube-proxy-amd64:v1.34.4",
+	}
+	withExtras := []string{
+		"registry.k8s.io/etcd:3.6.4-0",
+		"registry.k8s.io/kube-apiserver-amd64:v1.34.4",
+		"registry.k8s.io/kube-proxy-amd64:v1.34.4",
+		"registry.k8s.io/pause:3.10.1",
+	}
+	cases := []struct {
+		name string
+		// setup builds the fixture in dir and returns what the user gives
+		setup        func(t *testing.T, dir string) string
+		wantLayout   Layout
+		wantArchives []string
+		wantImages   []string
+		wantArch     string
+		// wantKubeadm is the Path of kubeadm relative to dir
+		wantKubeadm string
+	}{
+		{
+			name: "flat folder with extra archives",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				writeFiles(t, dir, extras(t))
+				writeFiles(t, dir, []file{
+					{name: "README.md", body: []byte("notes")},
+					{name: "kube-proxy.tar.md5", body: []byte("0")},
+					{name: "._etcd.tar", body: []byte("macOS metadata")},
+					{name: "nested/other.tar", body: []byte("not indexed")},
+				})
+				return dir
+			},
+			wantLayout:   LayoutFlat,
+			wantArchives: []string{"etcd.tar", "kube-apiserver.tar", "kube-proxy.tar", "pause.tar"},
+			wantImages:   withExtras,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubeadm",
+		},
+		{
+			name: "a release's kubernetes/server/bin itself",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
+				return filepath.Join(dir, "kubernetes", "server", "bin")
+			},
+			wantLayout:   LayoutFlat,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
+			wantImages:   releaseImages,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubernetes/server/bin/kubeadm",
+		},
+		{
+			name: "release tree: parent of kubernetes/",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
+				return dir
+			},
+			wantLayout:   LayoutReleaseTree,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
+			wantImages:   releaseImages,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubernetes/server/bin/kubeadm",
+		},
+		{
+			name: "release tree: kubernetes/ itself",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
+				return filepath.Join(dir, "kubernetes")
+			},
+			wantLayout:   LayoutReleaseTree,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
+			wantImages:   releaseImages,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubernetes/server/bin/kubeadm",
+		},
+		{
+			name: "release tree with archives beside it",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
+				writeFiles(t, dir, extras(t))
+				return dir
+			},
+			wantLayout:   LayoutReleaseTree,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar", "etcd.tar", "pause.tar"},
+			wantImages:   withExtras,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubernetes/server/bin/kubeadm",
+		},
+		{
+			name: "release tree for arm64",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_AARCH64, "arm64"))
+				return dir
+			},
+			wantLayout:   LayoutReleaseTree,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
+			wantImages: []string{
+				"registry.k8s.io/kube-apiserver-arm64:v1.34.4",
+				"registry.k8s.io/kube-proxy-arm64:v1.34.4",
+			},
+			wantArch:    "arm64",
+			wantKubeadm: "kubernetes/server/bin/kubeadm",
+		},
+		{
+			name: "release tarball given directly",
+			setup: func(t *testing.T, dir string) string {
+				return writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
+			},
+			wantLayout:   LayoutReleaseTarball,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
+			wantImages:   releaseImages,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin/kubeadm",
+		},
+		{
+			name: "release tarball named .tgz without the kubernetes/ prefix",
+			setup: func(t *testing.T, dir string) string {
+				return writeTarball(t, filepath.Join(dir, "server.tgz"), "server/bin", release(t, elf.EM_S390, "s390x"))
+			},
+			wantLayout:   LayoutReleaseTarball,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
+			wantImages: []string{
+				"registry.k8s.io/kube-apiserver-s390x:v1.34.4",
+				"registry.k8s.io/kube-proxy-s390x:v1.34.4",
+			},
+			wantArch:    "s390x",
+			wantKubeadm: "server.tgz:server/bin/kubeadm",
+		},
+		{
+			name: "release tarball in a folder with archives beside it",
+			setup: func(t *testing.T, dir string) string {
+				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
+				writeFiles(t, dir, extras(t))
+				writeFiles(t, dir, []file{{name: "kubernetes-client-linux-amd64.tar.gz", body: []byte("ignored")}})
+				return dir
+			},
+			wantLayout:   LayoutReleaseTarball,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar", "etcd.tar", "pause.tar"},
+			wantImages:   withExtras,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin/kubeadm",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			given := tc.setup(t, dir)
+			s, err := Open(given)
+			if err != nil {
+				t.Fatalf("Open(%s): %v", given, err)
+			}
+			if s.Path != given {
+				t.Errorf("Path = %q, want %q", s.Path, given)
+			}
+			if s.Layout != tc.wantLayout {
+				t.Errorf("Layout = %q, want %q", s.Layout, tc.wantLayout)
+			}
+			var archives []string
+			for _, a := range s.Archives {
+				archives = append(archives, a.Name)
+				if a.Kind != KindImageArchive {
+					t.Errorf("%s: Kind = %q", a.Name, a.Kind)
+				}
+				if a.Size <= 0 || a.Mode != 0o644 {
+					t.Errorf("%s: Size = %d, Mode = %v", a.Name, a.Size, a.Mode)
+				}
+			}
+			if !reflect.DeepEqual(archives, tc.wantArchives) {
+				t.Errorf("Archives = %v, want %v", archives, tc.wantArchives)
+			}
+			var images []string
+			for _, im := range s.Images() {
+				images = append(images, im.Ref)
+			}
+			sort.Strings(images)
+			if !reflect.DeepEqual(images, tc.wantImages) {
+				t.Errorf("Images() = %v, want %v", images, tc.wantImages)
+			}
+			if len(s.Binaries) != 3 {
+				t.Errorf("Binaries has %d entries, want 3", len(s.Binaries))
+			}
+			for _, name := range []string{"kubeadm", "kubelet", "kubectl"} {
+				a := s.Binaries[name]
+				if a == nil {
+					t.Fatalf("no %s", name)
+				}
+				if a.Name != name || a.Kind != KindBinary || a.Arch != tc.wantArch || a.Mode != 0o755 {
+					t.Errorf("%s: %+v", name, *a)
+				}
+				if want := int64(len(fakeBinary(elf.EM_X86_64, name))); a.Size != want {
+					t.Errorf("%s: Size = %d, want %d", name, a.Size, want)
+				}
+			}
+			if want := filepath.Join(dir, tc.wantKubeadm); s.Binaries["kubeadm"].Path != want {
+				t.Errorf("kubeadm Path = %q, want %q", s.Binaries["kubeadm"].Path, want)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	t.Parallel()
+	amd64 := func(t *testing.T) []file { return release(t, elf.EM_X86_64, "amd64") }
+	// withArchive returns a flat folder whose kube-proxy.tar holds files
+	withArchive := func(files func(t *testing.T) []file) func(t *testing.T, dir string) string {
+		return func(t *testing.T, dir string) string {
+			writeFiles(t, dir, withEntry(amd64(t), "kube-proxy.tar", tarOf(t, files(t))))
+			return dir
+		}
+	}
+	proxy := func(t *testing.T) []file {
+		return dockerArchive(t, img("amd64", "registry.k8s.io/kube-proxy-amd64:v1.34.4"))
+	}
+	pause := func(t *testing.T) []file {
+		return ociArchive(t, containerdName, img("amd64", "registry.k8s.io/pause:3.10.1"))
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string) string
+		// want are substrings of the error; "<dir>" stands for the temp dir
+		want []string
+	}{
+		{
+			name:  "path missing",
+			setup: func(t *testing.T, dir string) string { return filepath.Join(dir, "nope") },
+			want:  []string{"--image-dir <dir>/nope does not exist", "must contain kubeadm, kubelet and kubectl"},
+		},
+		{
+			name:  "empty path",
+			setup: func(t *testing.T, dir string) string { return "" },
+			want:  []string{"--image-dir is empty"},
+		},
+		{
+			name:  "empty folder",
+			setup: func(t *testing.T, dir string) string { return dir },
+			want:  []string{"--image-dir <dir> has no known layout", "kubernetes-server-linux-<arch>.tar.gz, or a flat folder"},
+		},
+		{
+			name: "a file that is not a tarball",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, amd64(t))
+				return filepath.Join(dir, "kube-proxy.tar")
+			},
+			want: []string{"<dir>/kube-proxy.tar is a file but not a release tarball"},
+		},
+		{
+			name: "flat folder without kubelet",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, withoutEntry(amd64(t), "kubelet"))
+				return dir
+			},
+			want: []string{"kubelet not found in <dir>: --image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, or a flat folder)"},
+		},
+		{
+			name: "flat folder without kubeadm",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, withoutEntry(amd64(t), "kubeadm"))
+				return dir
+			},
+			want: []string{"kubeadm not found in <dir>: --image-dir must contain"},
+		},
+		{
+			name: "release tree without kubectl",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), withoutEntry(amd64(t), "kubectl"))
+				return dir
+			},
+			want: []string{"kubectl not found in <dir>/kubernetes/server/bin: --image-dir must contain"},
+		},
+		{
+			name: "release tree without kubeadm",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "server", "bin"), withoutEntry(amd64(t), "kubeadm"))
+				return dir
+			},
+			want: []string{"kubeadm not found in <dir>/server/bin: --image-dir must contain"},
+		},
+		{
+			name: "release tarball without kubelet",
+			setup: func(t *testing.T, dir string) string {
+				return writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", withoutEntry(amd64(t), "kubelet"))
+			},
+			want: []string{"kubelet not found in <dir>/k.tar.gz:kubernetes/server/bin/: --image-dir must contain"},
+		},
+		{
+			name: "release tarball that is not a release",
+			setup: func(t *testing.T, dir string) string {
+				return writeTarball(t, filepath.Join(dir, "k.tar.gz"), "other", amd64(t))
+			},
+			want: []string{"kubeadm not found in <dir>/k.tar.gz (looked in kubernetes/server/bin/ and server/bin/)"},
+		},
+		{
+			name: "two release tarballs in a folder",
+			setup: func(t *testing.T, dir string) string {
+				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", amd64(t))
+				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-arm64.tar.gz"), "kubernetes/server/bin", amd64(t))
+				return dir
+			},
+			want: []string{"--image-dir <dir> holds 2 release tarballs", "give the one to use as --image-dir"},
+		},
+		{
+			name: "binary not executable",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, amd64(t))
+				writeFile(t, filepath.Join(dir, "kubelet"), fakeBinary(elf.EM_X86_64, "kubelet"), 0o644)
+				return dir
+			},
+			want: []string{"<dir>/kubelet is not executable: run chmod +x <dir>/kubelet"},
+		},
+		{
+			name: "binary is a folder",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, withoutEntry(amd64(t), "kubectl"))
+				writeFile(t, filepath.Join(dir, "kubectl", "x"), nil, 0o644)
+				return dir
+			},
+			want: []string{"<dir>/kubectl is not a file: it must be the kubectl binary"},
+		},
+		{
+			name: "binary not executable in a release tarball",
+			setup: func(t *testing.T, dir string) string {
+				files := amd64(t)
+				for i := range files {
+					if files[i].name == "kubectl" {
+						files[i].mode = 0o644
+					}
+				}
+				return writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", files)
+			},
+			want: []string{"<dir>/k.tar.gz:kubernetes/server/bin/kubectl is not executable (mode -rw-r--r--)"},
+		},
+		{
+			name: "truncated image archive",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, amd64(t))
+				files := proxy(t)
+				data := tarOf(t, files)
+				// cut the file in the middle of the layer
+				layer := entryNamed(t, files, "layer0/layer.tar").body
+				cut := bytes.Index(data, layer) + len(layer)/2
+				writeFile(t, filepath.Join(dir, "kube-proxy.tar"), data[:cut], 0o644)
+				return dir
+			},
+			want: []string{"failed to read image archive <dir>/kube-proxy.tar (the file is truncated or not a tar archive", "unexpected EOF"},
+		},
+		{
+			name: "image archive that is not a tar",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, amd64(t))
+				writeFile(t, filepath.Join(dir, "kube-proxy.tar"), []byte(strings.Repeat("not a tar ", 100)), 0o644)
+				return dir
+			},
+			want: []string{"failed to read image archive <dir>/kube-proxy.tar"},
+		},
+		{
+			name: "empty image archive",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, dir, amd64(t))
+				writeFile(t, filepath.Join(dir, "kube-proxy.tar"), nil, 0o644)
+				return dir
+			},
+			want: []string{"<dir>/kube-proxy.tar is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout)"},
+		},
+		{
+			name: "tar without manifest.json or index.json",
+			setup: withArchive(func(t *testing.T) []file {
+				return withoutEntry(proxy(t), "manifest.json")
+			}),
+			want: []string{"<dir>/kube-proxy.tar is not an image archive or is truncated: it has neither manifest.json"},
+		},
+		{
+			name: "docker-archive missing a layer",
+			setup: withArchive(func(t *testing.T) []file {
+				return withoutEntry(proxy(t), "layer0/layer.tar")
+			}),
+			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: manifest.json lists layer0/layer.tar, which is not in the archive"},
+		},
+		{
+			name: "docker-archive missing its config",
+			setup: withArchive(func(t *testing.T) []file {
+				files := proxy(t)
+				return withoutEntry(files, files[0].name)
+			}),
+			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: manifest.json lists", ".json, which is not in the archive"},
+		},
+		{
+			name: "docker-archive with bad JSON",
+			setup: withArchive(func(t *testing.T) []file {
+				return withEntry(proxy(t), "manifest.json", []byte(`[{"Config": `))
+			}),
+			want: []string{"failed to parse manifest.json in image archive <dir>/kube-proxy.tar"},
+		},
+		{
+			name: "docker-archive without tags",
+			setup: withArchive(func(t *testing.T) []file {
+				return dockerArchive(t, img("amd64"))
+			}),
+			want: []string{"<dir>/kube-proxy.tar has no image references", "tag each image and save it by name"},
+		},
+		{
+			name: "OCI layout missing a layer blob",
+			setup: withArchive(func(t *testing.T) []file {
+				files := pause(t)
+				// blobs are config, layer, manifest after three layout entries
+				return withoutEntry(files, files[4].name)
+			}),
+			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: blobs/sha256/", "lists blobs/sha256/", "which is not in the archive"},
+		},
+		{
+			name: "OCI layout missing a manifest blob",
+			setup: withArchive(func(t *testing.T) []file {
+				files := pause(t)
+				return withoutEntry(files, files[5].name)
+			}),
+			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: index.json lists blobs/sha256/"},
+		},
+		{
+			name: "OCI layout with a blob of the wrong size",
+			setup: withArchive(func(t *testing.T) []file {
+				files := pause(t)
+				return withEntry(files, files[4].name, []byte("short"))
+			}),
+			want: []string{"image archive <dir>/kube-proxy.tar is corrupt: blobs/sha256/", "is 5 bytes but blobs/sha256/"},
+		},
+		{
+			name: "OCI layout with bad JSON",
+			setup: withArchive(func(t *testing.T) []file {
+				return withEntry(pause(t), "index.json", []byte(`{"manifests": [`))
+			}),
+			want: []string{"failed to parse index.json in image archive <dir>/kube-proxy.tar"},
+		},
+		{
+			name: "OCI layout naming images by tag only",
+			setup: withArchive(func(t *testing.T) []file {
+				return ociArchive(t, tagOnly, img("amd64", "registry.k8s.io/pause:3.10.1"))
+			}),
+			want: []string{"<dir>/kube-proxy.tar has no image references"},
+		},
+		{
+			name: "corrupt archive beside a release tree",
+			setup: func(t *testing.T, dir string) string {
+				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), amd64(t))
+				writeFile(t, filepath.Join(dir, "etcd.tar"), tarOf(t, withoutEntry(proxy(t), "layer0/layer.tar")), 0o644)
+				return dir
+			},
+			want: []string{"image archive <dir>/etcd.tar is incomplete"},
+		},
+		{
+			name: "corrupt archive inside a release tarball",
+			setup: func(t *testing.T, dir string) string {
+				files := withEntry(amd64(t), "kube-proxy.tar", tarOf(t, withoutEntry(proxy(t), "layer0/layer.tar")))
+				return writeTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", files)
+			},
+			want: []string{"image archive <dir>/k.tgz:kubernetes/server/bin/kube-proxy.tar is incomplete: manifest.json lists layer0/layer.tar"},
+		},
+		{
+			name: "release tarball that is not gzip",
+			setup: func(t *testing.T, dir string) string {
+				p := filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz")
+				writeFile(t, p, tarOf(t, amd64(t)), 0o644)
+				return p
+			},
+			want: []string{"failed to read release tarball <dir>/kubernetes-server-linux-amd64.tar.gz (it is not gzip-compressed"},
+		},
+		{
+			name: "truncated release tarball",
+			setup: func(t *testing.T, dir string) string {
+				p := writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", amd64(t))
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, p, data[:len(data)/2], 0o644)
+				return p
+			},
+			want: []string{"<dir>/k.tar.gz", "download kubernetes-server-linux-<arch>.tar.gz again"},
+		},
+		{
+			name: "release tarball with a bad checksum",
+			setup: func(t *testing.T, dir string) string {
+				p := writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", amd64(t))
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// the CRC-32 is the 8th to 5th last bytes
+				data[len(data)-8] ^= 0xff
+				writeFile(t, p, data, 0o644)
+				return p
+			},
+			want: []string{"failed to read release tarball <dir>/k.tar.gz", "checksum"},
+		},
+		{
+			name: "release tarball found in a folder, without kubeadm",
+			setup: func(t *testing.T, dir string) string {
+				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", withoutEntry(amd64(t), "kubeadm"))
+				return dir
+			},
+			want: []string{"kubeadm not found in <dir>/kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin/"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			given := tc.setup(t, dir)
+			s, err := Open(given)
+			if err == nil {
+				t.Fatalf("Open(%s) = %+v, want an error", given, s)
+			}
+			t.Log(err)
+			for _, want := range tc.want {
+				want = strings.ReplaceAll(want, "<dir>", dir)
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestOpenUnreadable(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() == 0 {
+		t.Skip("root reads everything")
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string) (given, locked string)
+		want  string
+	}{
+		{
+			name: "folder",
+			setup: func(t *testing.T, dir string) (string, string) {
+				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				return dir, dir
+			},
+			want: "failed to read --image-dir <dir>",
+		},
+		{
+			name: "image archive",
+			setup: func(t *testing.T, dir string) (string, string) {
+				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				return dir, filepath.Join(dir, "kube-proxy.tar")
+			},
+			want: "failed to open image archive <dir>/kube-proxy.tar",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			given, locked := tc.setup(t, dir)
+			info, err := os.Stat(locked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(locked, 0); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = os.Chmod(locked, info.Mode().Perm()) })
+			_, err = Open(given)
+			if want := strings.ReplaceAll(tc.want, "<dir>", dir); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Open error = %v, want it to contain %q", err, want)
+			}
+		})
+	}
+}
