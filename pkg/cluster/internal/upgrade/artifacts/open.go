@@ -43,6 +43,15 @@ const releaseTarballPattern = "kubernetes-server-linux-*.tar.gz"
 // executable, and every image archive is complete and names its images.
 // It does not compare architectures: Artifact.Arch is for the caller to
 // check against the nodes.
+//
+// The first rule that matches wins:
+//  1. a *.tar.gz or *.tgz file: a release tarball, read from its
+//     kubernetes/server/bin/ (or server/bin/);
+//  2. a folder holding kubeadm: flat, with the *.tar beside it;
+//  3. a folder holding kubernetes/server/bin/kubeadm or server/bin/kubeadm:
+//     a release tree, with the *.tar of that bin and of the folder itself;
+//  4. a folder holding one kubernetes-server-linux-*.tar.gz: that tarball,
+//     with the *.tar of the folder.
 func Open(path string) (*Source, error) {
 	if path == "" {
 		return nil, errors.New("--image-dir is empty: " + layoutsHelp)

@@ -26,10 +26,12 @@ import (
 
 // Walk calls fn for each artifact for which want returns true (all of them
 // when want is nil), in storage order, with a reader of its content that is
-// valid only until fn returns and that fn must not close. A release tarball is decompressed at most once
-// per Walk, and only if an artifact in it is wanted; files are opened one at
-// a time. Nothing is copied to disk. Walk returns the first error, fn's
-// errors unchanged.
+// valid only until fn returns and that fn must not close: the *os.File of a
+// host file, or the entry of a release tarball. The tarball is decompressed
+// at most once per Walk, and only if an artifact in it is wanted; files are
+// opened one at a time; nothing is copied to disk. Walk returns the first
+// error: fn's errors unchanged, unless reading the tarball itself failed.
+// Walks may run concurrently.
 func (s *Source) Walk(want func(*Artifact) bool, fn func(a *Artifact, r io.Reader) error) error {
 	inTarball := map[string]*Artifact{}
 	var files []*Artifact
