@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package actions
+
+import (
+	"context"
+	"path"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/log"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+)
+
+// Action is one phase of the upgrade.
+type Action interface {
+	Execute(ctx *Context) error
+}
+
+// StagingRoot is where upgrade artifacts are staged on every node, one
+// folder per target version.
+const StagingRoot = "/kind/upgrade"
+
+// Options are the user's choices that phases need.
+type Options struct {
+	// Wait bounds each wait for a node or its pods to become ready.
+	Wait time.Duration
+	// IgnorePreflightErrors are passed to kubeadm's --ignore-preflight-errors.
+	IgnorePreflightErrors []string
+	// DryRun stops after preflight.
+	DryRun bool
+	// Settle is how long a control-plane node's pods must stay Ready after
+	// its kubelet restarted before the next node is touched.
+	Settle time.Duration
+}
+
+// Context is what phases run with.
+type Context struct {
+	Ctx     context.Context
+	Logger  log.Logger
+	Report  *report.Reporter
+	Nodes   []nodes.Node
+	Source  *artifacts.Source
+	Options Options
+	// State is established by preflight.
+	State *State
+}
+
+// NodeInfo is what preflight learnt about one node.
+type NodeInfo struct {
+	Role string
+	Arch string
+	// Installed is the node's /kind/version.
+	Installed *semver.Version
+	// Kubelet is the kubeletVersion the node reports to the API server.
+	Kubelet *semver.Version
+	// Needed are the images from kubeadm's list this node runs.
+	Needed []string
+	// Present is the set of (normalized) images in the node's containerd.
+	Present map[string]bool
+	// Load are the archives of --image-dir providing images the node lacks.
+	Load []*artifacts.Artifact
+}
+
+// State is the plan preflight establishes and later phases follow.
+type State struct {
+	// Target is the version kubeadm in --image-dir reports, e.g. "v1.34.4".
+	Target        string
+	TargetVersion *semver.Version
+	// From is the control plane's version before the upgrade.
+	From string
+	// Images are the images `kubeadm config images list` gives for Target.
+	Images []string
+	// ImageRepository is the cluster's imageRepository, if it sets one.
+	ImageRepository string
+	// Bootstrap is the control-plane node `kubeadm upgrade apply` runs on.
+	Bootstrap nodes.Node
+	// ControlPlanes are the control-plane nodes, Bootstrap first.
+	ControlPlanes []nodes.Node
+	// Workers are the other nodes.
+	Workers []nodes.Node
+	// Info is keyed by node name.
+	Info map[string]*NodeInfo
+	// NothingToDo is true when the cluster already runs Target.
+	NothingToDo bool
+}
+
+// Ordered returns the nodes in the order the kubelets phase visits them:
+// control-plane nodes (bootstrap first), then workers.
+func (s *State) Ordered() []nodes.Node {
+	return append(append([]nodes.Node{}, s.ControlPlanes...), s.Workers...)
+}
+
+// StagingDir is where the target's artifacts are staged on every node.
+func (s *State) StagingDir() string {
+	return path.Join(StagingRoot, s.Target)
+}
+
+// Staged returns the staging path of a binary.
+func (s *State) Staged(binary string) string {
+	return path.Join(s.StagingDir(), binary)
+}
+
+// Kube returns a kubectl client on the bootstrap control-plane node.
+func (c *Context) Kube() kube.Client {
+	return kube.Client{On: c.State.Bootstrap}
+}
+
+// IsControlPlane reports whether n is a control-plane node.
+func (s *State) IsControlPlane(n nodes.Node) bool {
+	for _, cp := range s.ControlPlanes {
+		if cp.String() == n.String() {
+			return true
+		}
+	}
+	return false
+}

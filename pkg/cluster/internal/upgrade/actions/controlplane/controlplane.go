@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controlplane implements the control-plane phase: `kubeadm upgrade
+// apply` on the bootstrap control-plane node, then `kubeadm upgrade node`
+// on the other control-plane nodes, one at a time, each waited for until
+// its static pods run the target and are Ready.
+package controlplane
+
+import (
+	"time"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// Phase is this phase's name.
+const Phase = "control-plane"
+
+// pollInterval is how often waits look again.
+const pollInterval = time.Second
+
+type action struct{}
+
+// NewAction returns the control-plane action.
+func NewAction() actions.Action {
+	return &action{}
+}
+
+// Execute upgrades the control-plane nodes strictly one after another.
+func (a *action) Execute(ctx *actions.Context) error {
+	for _, n := range ctx.State.ControlPlanes {
+		if err := ctx.RunSteps(Phase, n.String(), Steps(ctx, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Steps are the steps of this phase on control-plane node n.
+func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
+	st := ctx.State
+	bootstrap := n.String() == st.Bootstrap.String()
+	upgrade := actions.Step{
+		Name: "kubeadm upgrade node",
+		Done: func() (bool, string, error) {
+			done, _, err := ctx.StaticPodsAtTarget(n)
+			return done, "", err
+		},
+		Run: func() error {
+			return kubeadm(ctx, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors())
+		},
+	}
+	if bootstrap {
+		upgrade = actions.Step{
+			Name: "kubeadm upgrade apply " + st.Target,
+			Done: func() (bool, string, error) {
+				done, _, err := ctx.StaticPodsAtTarget(n)
+				if err != nil || !done {
+					return false, "", err
+				}
+				cfg, err := ctx.Kube().ClusterConfiguration(ctx.Ctx)
+				if err != nil {
+					return false, "", err
+				}
+				return cfg.KubernetesVersion == st.Target, "", nil
+			},
+			Run: func() error {
+				args := []string{"upgrade", "apply", st.Target, "--yes", ctx.KubeadmIgnorePreflightErrors()}
+				if st.TargetVersion.Prerelease() != "" {
+					args = append(args, "--allow-experimental-upgrades", "--allow-release-candidate-upgrades")
+				}
+				return kubeadm(ctx, n, args...)
+			},
+		}
+	}
+	return []actions.Step{
+		upgrade,
+		{
+			Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
+			Run: func() error {
+				return WaitForControlPlane(ctx, n)
+			},
+		},
+	}
+}
+
+// kubeadm runs the staged kubeadm on n.
+func kubeadm(ctx *actions.Context, n nodes.Node, args ...string) error {
+	out, err := nodeutils.CombinedOutput(n.CommandContext(ctx.Ctx, ctx.State.Staged("kubeadm"), args...))
+	if err != nil {
+		return errors.Wrapf(err, "kubeadm failed on node %q", n)
+	}
+	ctx.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", Phase, n, out)
+	return nil
+}
+
+// WaitForControlPlane waits until n's static pods run the target and are
+// Ready, and the API server answers /readyz. Errors on the way (the API
+// server restarting, the node authorizer catching up) are waited out.
+func WaitForControlPlane(ctx *actions.Context, n nodes.Node) error {
+	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String(), func() (bool, error) {
+		err := CheckControlPlane(ctx, n)
+		return err == nil, err
+	})
+}
+
+// CheckControlPlane returns nil when n's static pods run the target and are
+// Ready and the API server answers /readyz, else what is not yet so.
+func CheckControlPlane(ctx *actions.Context, n nodes.Node) error {
+	if err := ctx.ControlPlanePodsReady(n); err != nil {
+		return err
+	}
+	return ctx.Kube().Readyz(ctx.Ctx)
+}

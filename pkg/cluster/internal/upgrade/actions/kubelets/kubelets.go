@@ -1,0 +1,271 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package kubelets implements the kubelets phase: one node at a time,
+// control-plane nodes first, it drains the node, installs the target's
+// kubeadm, kubelet and kubectl, restarts the kubelet, waits for the node to
+// be Ready at the target version and uncordons it.
+package kubelets
+
+import (
+	"path"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// Phase is this phase's name.
+const Phase = "kubelets"
+
+// DrainedAnnotation marks a node this command cordoned, so that only those
+// are uncordoned (a node the user cordoned stays cordoned).
+const DrainedAnnotation = "kind-upgrade.x-k8s.io/cordoned-for"
+
+// BinDir is where kind nodes keep kubeadm, kubelet and kubectl.
+const BinDir = "/usr/bin"
+
+const pollInterval = time.Second
+
+type action struct{}
+
+// NewAction returns the kubelets action.
+func NewAction() actions.Action {
+	return &action{}
+}
+
+// Execute upgrades each node's kubelet, one node at a time.
+func (a *action) Execute(ctx *actions.Context) error {
+	for _, n := range ctx.State.Ordered() {
+		if err := ctx.RunSteps(Phase, n.String(), Steps(ctx, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Steps are the steps of this phase on node n.
+func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
+	st := ctx.State
+	isCP := st.IsControlPlane(n)
+	var steps []actions.Step
+	if !isCP {
+		marker := path.Join(st.StagingDir(), "upgrade-node.done")
+		steps = append(steps, actions.Step{
+			Name: "kubeadm upgrade node",
+			Done: func() (bool, string, error) {
+				done, err := nodeutils.Exists(n, marker)
+				return done, "", err
+			},
+			Run: func() error {
+				out, err := nodeutils.CombinedOutput(n.CommandContext(ctx.Ctx, st.Staged("kubeadm"), "upgrade", "node", ctx.KubeadmIgnorePreflightErrors()))
+				if err != nil {
+					return errors.Wrapf(err, "kubeadm failed on node %q", n)
+				}
+				ctx.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", Phase, n, out)
+				return nodeutils.WriteFile(n, marker, 0o644, strings.NewReader(st.Target+"\n"))
+			},
+		})
+	}
+	steps = append(steps,
+		actions.Step{
+			Name: "draining",
+			Done: func() (bool, string, error) { return drainDone(ctx, n) },
+			Run:  func() error { return drain(ctx, n) },
+		},
+		actions.Step{
+			Name: "installing kubeadm, kubelet and kubectl " + st.Target,
+			Done: func() (bool, string, error) {
+				stale, err := staleBinaries(n, st)
+				return len(stale) == 0, "", err
+			},
+			Run: func() error {
+				stale, err := staleBinaries(n, st)
+				if err != nil {
+					return err
+				}
+				for _, name := range stale {
+					if err := nodeutils.InstallBinary(n, st.Staged(name), path.Join(BinDir, name)); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+		},
+		actions.Step{
+			Name: "restarting the kubelet",
+			Done: func() (bool, string, error) {
+				kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
+				if err != nil {
+					return false, "", err
+				}
+				return kn.KubeletVersion == st.Target, "the kubelet already runs " + st.Target, nil
+			},
+			Run: func() error { return nodeutils.Systemctl(n, "restart", "kubelet") },
+		},
+		actions.Step{
+			Name: "waiting for the node to be Ready at " + st.Target,
+			Run:  func() error { return waitForNode(ctx, n) },
+		},
+	)
+	if isCP {
+		steps = append(steps, actions.Step{
+			Name: "waiting for the control-plane pods and /readyz",
+			Run:  func() error { return waitSettled(ctx, n) },
+		})
+	}
+	return append(steps,
+		actions.Step{
+			Name: "uncordoning",
+			Done: func() (bool, string, error) {
+				kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
+				if err != nil {
+					return false, "", err
+				}
+				_, ours := kn.Annotations[DrainedAnnotation]
+				return !ours, "the upgrade did not cordon it", nil
+			},
+			Run: func() error {
+				if err := ctx.Kube().Run(ctx.Ctx, "uncordon", n.String()); err != nil {
+					return err
+				}
+				return ctx.Kube().Run(ctx.Ctx, "annotate", "node", n.String(), DrainedAnnotation+"-")
+			},
+		},
+		actions.Step{
+			Name: "writing /kind/version",
+			Done: func() (bool, string, error) {
+				content, ok, err := nodeutils.ReadFile(n, "/kind/version")
+				return ok && strings.TrimSpace(content) == st.Target, "", err
+			},
+			Run: func() error {
+				return nodeutils.WriteFile(n, "/kind/version", 0o644, strings.NewReader(st.Target))
+			},
+		},
+	)
+}
+
+// drainDone skips the drain when the kubelet already runs the target, or
+// when no other node could take the pods.
+func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
+	list, err := ctx.Kube().Nodes(ctx.Ctx)
+	if err != nil {
+		return false, "", err
+	}
+	var self *kube.Node
+	others := false
+	for i := range list {
+		kn := list[i]
+		if kn.Name == n.String() {
+			self = &list[i]
+			continue
+		}
+		if kn.Ready && !kn.Unschedulable && !kn.NoSchedule {
+			others = true
+		}
+	}
+	if self == nil {
+		return false, "", errors.Errorf("node %q is not registered with the API server", n)
+	}
+	if self.KubeletVersion == ctx.State.Target {
+		return true, "the kubelet already runs " + ctx.State.Target, nil
+	}
+	if !others {
+		ctx.Logger.V(0).Infof("Not draining %s: no other node can take its pods; they keep running while the kubelet restarts", n)
+		return true, "no other node can take its pods", nil
+	}
+	return false, "", nil
+}
+
+// drain cordons n (remembering that this command did) and evicts its pods,
+// respecting PodDisruptionBudgets, within --wait.
+func drain(ctx *actions.Context, n nodes.Node) error {
+	client := ctx.Kube()
+	kn, err := client.Node(ctx.Ctx, n.String())
+	if err != nil {
+		return err
+	}
+	if !kn.Unschedulable {
+		if err := client.Run(ctx.Ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+ctx.State.Target); err != nil {
+			return err
+		}
+	}
+	return client.Run(ctx.Ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String())
+}
+
+// staleBinaries lists the binaries in BinDir that differ from the staged
+// ones.
+func staleBinaries(n nodes.Node, st *actions.State) ([]string, error) {
+	var paths []string
+	for _, name := range preflight.Binaries {
+		paths = append(paths, path.Join(BinDir, name), st.Staged(name))
+	}
+	digests, err := nodeutils.FileDigests(n, paths...)
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for i, name := range preflight.Binaries {
+		installed, staged := digests[2*i], digests[2*i+1]
+		if staged == "" {
+			return nil, errors.Errorf("%s is not staged on node %q: run the load-artifacts phase", st.Staged(name), n)
+		}
+		if installed != staged {
+			stale = append(stale, name)
+		}
+	}
+	return stale, nil
+}
+
+func waitForNode(ctx *actions.Context, n nodes.Node) error {
+	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
+		kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
+		if err != nil {
+			return false, err
+		}
+		if kn.KubeletVersion != ctx.State.Target {
+			return false, errors.Errorf("node %s reports kubelet %s", n, kn.KubeletVersion)
+		}
+		if !kn.Ready {
+			return false, errors.Errorf("node %s is not Ready", n)
+		}
+		return true, nil
+	})
+}
+
+// waitSettled waits until n's control-plane pods and /readyz have been fine
+// for Options.Settle without interruption: the new kubelet restarts them
+// once more a few seconds after it starts.
+func waitSettled(ctx *actions.Context, n nodes.Node) error {
+	var since time.Time
+	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String()+" to settle", func() (bool, error) {
+		if err := controlplane.CheckControlPlane(ctx, n); err != nil {
+			since = time.Time{}
+			return false, err
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		return time.Since(since) >= ctx.Options.Settle, nil
+	})
+}

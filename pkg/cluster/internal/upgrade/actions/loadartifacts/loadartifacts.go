@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package loadartifacts implements the load-artifacts phase: it streams the
+// target's binaries into a staging folder on every node and imports the
+// image archives each node needs into its containerd, all nodes at once.
+package loadartifacts
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/exec"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// Phase is this phase's name.
+const Phase = "load-artifacts"
+
+// PinnedLabel keeps the kubelet's image garbage collection away from an
+// image.
+const PinnedLabel = "io.cri-containerd.pinned=pinned"
+
+type action struct{}
+
+// NewAction returns the load-artifacts action.
+func NewAction() actions.Action {
+	return &action{}
+}
+
+// Execute loads every node in parallel and waits for all of them, so no
+// node is still being changed when an error is returned.
+func (a *action) Execute(ctx *actions.Context) error {
+	var fns []func() error
+	for _, n := range ctx.State.Ordered() {
+		n := n
+		fns = append(fns, func() error {
+			return ctx.RunSteps(Phase, n.String(), Steps(ctx, n))
+		})
+	}
+	return errors.AggregateConcurrent(fns)
+}
+
+// Steps are the steps of this phase on node n.
+func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
+	st := ctx.State
+	info := st.Info[n.String()]
+	return []actions.Step{
+		{
+			Name: "staging kubeadm, kubelet and kubectl in " + st.StagingDir(),
+			Done: func() (bool, string, error) {
+				missing, err := unstaged(ctx, n)
+				return len(missing) == 0, "", err
+			},
+			Run: func() error { return stage(ctx, n) },
+		},
+		{
+			Name: "checking the staged binaries' versions",
+			Run:  func() error { return checkStaged(ctx, n) },
+		},
+		{
+			Name: fmt.Sprintf("importing %d image archive(s)", len(info.Load)),
+			Done: func() (bool, string, error) {
+				if len(info.Load) == 0 {
+					return true, "every image is already on the node", nil
+				}
+				return false, "", nil
+			},
+			Run: func() error { return importImages(ctx, n, info.Load) },
+		},
+	}
+}
+
+// unstaged returns the binaries not yet staged on n. Staged files are
+// written under a temporary name and renamed, so one that exists is whole.
+func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool, error) {
+	missing := map[*artifacts.Artifact]bool{}
+	for _, name := range preflight.Binaries {
+		ok, err := nodeutils.Exists(n, ctx.State.Staged(name))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			missing[ctx.Source.Binaries[name]] = true
+		}
+	}
+	return missing, nil
+}
+
+func stage(ctx *actions.Context, n nodes.Node) error {
+	missing, err := unstaged(ctx, n)
+	if err != nil {
+		return err
+	}
+	return ctx.Source.Walk(
+		func(a *artifacts.Artifact) bool { return missing[a] },
+		func(a *artifacts.Artifact, r io.Reader) error {
+			ctx.Logger.V(1).Infof("%s: %s: streaming %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
+			return nodeutils.WriteFile(n, ctx.State.Staged(a.Name), 0o755, r)
+		},
+	)
+}
+
+// checkStaged refuses binaries whose versions differ from kubeadm's.
+func checkStaged(ctx *actions.Context, n nodes.Node) error {
+	st := ctx.State
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"kubelet", []string{"--version"}},
+		{"kubectl", []string{"version", "--client"}},
+	} {
+		out, err := exec.Output(n.CommandContext(ctx.Ctx, st.Staged(c.name), c.args...))
+		if err != nil {
+			return errors.Wrapf(err, "failed to run the staged %s on node %q", c.name, n)
+		}
+		got, err := ParseBinaryVersion(string(out))
+		if err != nil {
+			return errors.Wrapf(err, "failed to read the version of %s in --image-dir", c.name)
+		}
+		if got != st.Target {
+			return errors.Errorf("%s in --image-dir is %s but kubeadm is %s: --image-dir must hold one Kubernetes release", c.name, got, st.Target)
+		}
+	}
+	return nil
+}
+
+// ParseBinaryVersion reads the version from `kubelet --version`
+// ("Kubernetes v1.34.4") or `kubectl version --client` ("Client Version:
+// v1.34.4").
+func ParseBinaryVersion(out string) (string, error) {
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		for _, prefix := range []string{"Kubernetes ", "Client Version: "} {
+			if strings.HasPrefix(line, prefix) {
+				v, err := plan.ParseVersion(strings.TrimPrefix(line, prefix))
+				if err != nil {
+					return "", err
+				}
+				return "v" + v.String(), nil
+			}
+		}
+	}
+	return "", errors.Errorf("no version in %q", strings.TrimSpace(out))
+}
+
+// importImages streams archives into the node's containerd, then gives
+// each image the name kubeadm expects and pins it.
+func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact) error {
+	out, err := exec.Output(n.CommandContext(ctx.Ctx, "containerd", "config", "dump"))
+	if err != nil {
+		return errors.Wrapf(err, "failed to read containerd's configuration on node %q", n)
+	}
+	snapshotter, err := ParseSnapshotter(out)
+	if err != nil {
+		return errors.Wrapf(err, "failed to read containerd's configuration on node %q", n)
+	}
+	wanted := map[*artifacts.Artifact]bool{}
+	for _, a := range load {
+		wanted[a] = true
+	}
+	return ctx.Source.Walk(
+		func(a *artifacts.Artifact) bool { return wanted[a] },
+		func(a *artifacts.Artifact, r io.Reader) error {
+			ctx.Logger.V(1).Infof("%s: %s: importing %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
+			cmd := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "import",
+				"--all-platforms", "--digests", "--snapshotter="+snapshotter, "-").SetStdin(r)
+			if err := cmd.Run(); err != nil {
+				return errors.Wrapf(err, "failed to import %s on node %q: is the archive corrupt?", a.Path, n)
+			}
+			for _, img := range a.Images {
+				ref, target := plan.Normalize(img.Ref), plan.Normalize(img.Target)
+				if ref != target {
+					if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "tag", "--force", ref, target).Run(); err != nil {
+						return errors.Wrapf(err, "failed to tag %s as %s on node %q", ref, target, n)
+					}
+				}
+				if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "label", target, PinnedLabel).Run(); err != nil {
+					return errors.Wrapf(err, "failed to pin %s on node %q", target, n)
+				}
+			}
+			return nil
+		},
+	)
+}
+
+// ParseSnapshotter returns the snapshotter of containerd's CRI plugin from
+// `containerd config dump` (config versions 2, 3 and 4).
+func ParseSnapshotter(config []byte) (string, error) {
+	var cfg struct {
+		Version int                               `toml:"version"`
+		Plugins map[string]map[string]interface{} `toml:"plugins"`
+	}
+	if _, err := toml.Decode(string(config), &cfg); err != nil {
+		return "", errors.Wrap(err, "failed to parse containerd configuration")
+	}
+	var s interface{}
+	switch cfg.Version {
+	case 2:
+		if c, ok := cfg.Plugins["io.containerd.grpc.v1.cri"]["containerd"].(map[string]interface{}); ok {
+			s = c["snapshotter"]
+		}
+	case 3, 4:
+		s = cfg.Plugins["io.containerd.cri.v1.images"]["snapshotter"]
+	default:
+		return "", errors.Errorf("unsupported containerd config version %d", cfg.Version)
+	}
+	snapshotter, ok := s.(string)
+	if !ok || snapshotter == "" {
+		return "", errors.Errorf("no snapshotter in containerd config version %d", cfg.Version)
+	}
+	return snapshotter, nil
+}

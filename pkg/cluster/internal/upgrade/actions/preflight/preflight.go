@@ -1,0 +1,385 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package preflight implements the preflight phase: it inspects the
+// cluster and --image-dir, applies the version-skew policy and plans what
+// every node needs, without changing anything.
+package preflight
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/constants"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	kindnodeutils "sigs.k8s.io/kind/pkg/cluster/nodeutils"
+	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/exec"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
+)
+
+// Phase is this phase's name.
+const Phase = "preflight"
+
+// Binaries are the binaries --image-dir must provide.
+var Binaries = []string{"kubeadm", "kubelet", "kubectl"}
+
+type action struct{}
+
+// NewAction returns the preflight action.
+func NewAction() actions.Action {
+	return &action{}
+}
+
+// Execute runs every check and fills ctx.State. It changes nothing on the
+// nodes: kubeadm is run from a temporary folder that is removed afterwards.
+func (a *action) Execute(ctx *actions.Context) error {
+	st := &actions.State{Info: map[string]*actions.NodeInfo{}}
+	ctx.State = st
+	return ctx.RunChecks(Phase, []actions.Check{
+		{Name: "checking nodes", Run: checkNodes},
+		{Name: "checking binaries in --image-dir", Run: checkBinaries},
+		{Name: "checking the cluster", Run: checkCluster},
+		{Name: "running kubeadm from --image-dir", Run: probeKubeadm},
+		{Name: "checking version skew", Run: checkVersions},
+		{Name: "checking images", Run: checkImages},
+		{Name: "checking disk space", Run: checkDisk},
+	}, func() bool { return st.NothingToDo })
+}
+
+// checkNodes finds each node's role and checks that it answers.
+func checkNodes(ctx *actions.Context) error {
+	st := ctx.State
+	if len(ctx.Nodes) == 0 {
+		return errors.New("the cluster has no nodes")
+	}
+	bootstrap, err := kindnodeutils.BootstrapControlPlaneNode(ctx.Nodes)
+	if err != nil {
+		return errors.Wrap(err, "failed to find the bootstrap control-plane node")
+	}
+	st.Bootstrap = bootstrap
+	st.ControlPlanes = []nodes.Node{bootstrap}
+	sorted := append([]nodes.Node{}, ctx.Nodes...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].String() < sorted[j].String() })
+	for _, n := range sorted {
+		role, err := n.Role()
+		if err != nil {
+			return errors.Wrapf(err, "failed to get the role of node %q", n)
+		}
+		st.Info[n.String()] = &actions.NodeInfo{Role: role}
+		switch {
+		case n.String() == bootstrap.String():
+		case role == constants.ControlPlaneNodeRoleValue:
+			st.ControlPlanes = append(st.ControlPlanes, n)
+		default:
+			st.Workers = append(st.Workers, n)
+		}
+	}
+	var fns []func() error
+	for _, n := range sorted {
+		n := n
+		info := st.Info[n.String()]
+		fns = append(fns, func() error {
+			installed, err := exec.Output(n.CommandContext(ctx.Ctx, "cat", "/kind/version"))
+			if err != nil {
+				return errors.Wrapf(err, "node %q does not answer: is its container running? (start it with `docker start %s`, then run this command again)", n, n)
+			}
+			if info.Installed, err = plan.ParseVersion(string(installed)); err != nil {
+				return errors.Wrapf(err, "failed to read /kind/version on node %q", n)
+			}
+			machine, err := exec.Output(n.CommandContext(ctx.Ctx, "uname", "-m"))
+			if err != nil {
+				return errors.Wrapf(err, "failed to get the architecture of node %q", n)
+			}
+			info.Arch = GoArch(strings.TrimSpace(string(machine)))
+			return nil
+		})
+	}
+	return errors.AggregateConcurrent(fns)
+}
+
+// GoArch maps `uname -m` to Go's architecture names, which ELF binaries are
+// described with.
+func GoArch(machine string) string {
+	switch machine {
+	case "x86_64", "amd64":
+		return "amd64"
+	case "aarch64", "arm64":
+		return "arm64"
+	case "armv7l", "armv6l", "armhf", "arm":
+		return "arm"
+	case "i386", "i686":
+		return "386"
+	}
+	return machine
+}
+
+// checkBinaries checks that kubeadm, kubelet and kubectl are built for the
+// nodes' architecture.
+func checkBinaries(ctx *actions.Context) error {
+	for _, name := range Binaries {
+		a := ctx.Source.Binaries[name]
+		if a == nil {
+			return errors.Errorf("%s not found in --image-dir %s", name, ctx.Source.Path)
+		}
+		if a.Arch == "" {
+			return errors.Errorf("%s in --image-dir (%s) is not a Linux binary", name, a.Path)
+		}
+		for _, n := range ctx.Nodes {
+			if arch := ctx.State.Info[n.String()].Arch; arch != a.Arch {
+				return errors.Errorf("%s in --image-dir (%s) is built for %s but node %q is %s: use the linux/%s release", name, a.Path, a.Arch, n, arch, arch)
+			}
+		}
+	}
+	return nil
+}
+
+// checkCluster reads the cluster's configuration and nodes from the API.
+func checkCluster(ctx *actions.Context) error {
+	st := ctx.State
+	client := ctx.Kube()
+	cfg, err := client.ClusterConfiguration(ctx.Ctx)
+	if err != nil {
+		return errors.Wrap(err, "failed to read the cluster's kubeadm configuration: is the API server up?")
+	}
+	st.ImageRepository = cfg.ImageRepository
+	from, err := plan.ParseVersion(cfg.KubernetesVersion)
+	if err != nil {
+		return err
+	}
+	st.From = "v" + from.String()
+	registered, err := client.Nodes(ctx.Ctx)
+	if err != nil {
+		return errors.Wrap(err, "failed to list the cluster's nodes")
+	}
+	byName := map[string]kube.Node{}
+	for _, n := range registered {
+		byName[n.Name] = n
+	}
+	for _, n := range ctx.Nodes {
+		kn, ok := byName[n.String()]
+		if !ok {
+			return errors.Errorf("node %q is not registered with the API server", n)
+		}
+		if !kn.Ready {
+			return errors.Errorf("node %q is not Ready: fix it (see `kubectl describe node %s`) before upgrading", n, n)
+		}
+		kv, err := plan.ParseVersion(kn.KubeletVersion)
+		if err != nil {
+			return errors.Wrapf(err, "failed to read the kubelet version of node %q", n)
+		}
+		st.Info[n.String()].Kubelet = kv
+	}
+	return nil
+}
+
+// probeScript stages kubeadm (stdin) in a temporary folder, prints its
+// version and the images it needs for that version, and removes it.
+const probeScript = `set -e
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+cat > "$d/kubeadm"
+chmod 0755 "$d/kubeadm"
+v=$("$d/kubeadm" version -o short)
+echo "$v"
+"$d/kubeadm" config images list --kubernetes-version "$v" "$@"`
+
+// probeKubeadm runs the new kubeadm on the bootstrap node to learn the
+// target version and the images it needs.
+func probeKubeadm(ctx *actions.Context) error {
+	st := ctx.State
+	args := []string{"-c", probeScript, "sh"}
+	if st.ImageRepository != "" {
+		args = append(args, "--image-repository", st.ImageRepository)
+	}
+	var out []byte
+	err := ctx.Source.Walk(
+		func(a *artifacts.Artifact) bool { return a == ctx.Source.Binaries["kubeadm"] },
+		func(_ *artifacts.Artifact, r io.Reader) error {
+			var err error
+			out, err = exec.Output(st.Bootstrap.CommandContext(ctx.Ctx, "sh", args...).SetStdin(r))
+			return err
+		},
+	)
+	if err != nil {
+		return errors.Wrapf(err, "failed to run kubeadm from --image-dir on node %q: is it a working kubeadm for this architecture?", st.Bootstrap)
+	}
+	target, images, err := ParseProbe(string(out))
+	if err != nil {
+		return err
+	}
+	st.TargetVersion = target
+	st.Target = "v" + target.String()
+	st.Images = images
+	return nil
+}
+
+// ParseProbe parses probeScript's output: kubeadm's version, then one image
+// per line.
+func ParseProbe(out string) (target *semver.Version, images []string, err error) {
+	scanner := bufio.NewScanner(strings.NewReader(out))
+	first := true
+	for scanner.Scan() {
+		line := strings.TrimSpace(scanner.Text())
+		if line == "" {
+			continue
+		}
+		if first {
+			first = false
+			if target, err = plan.ParseVersion(line); err != nil {
+				return nil, nil, errors.Wrap(err, "failed to read the version of kubeadm in --image-dir")
+			}
+			continue
+		}
+		images = append(images, line)
+	}
+	if target == nil {
+		return nil, nil, errors.New("kubeadm in --image-dir printed no version")
+	}
+	if len(images) == 0 {
+		return nil, nil, errors.New("kubeadm in --image-dir listed no images")
+	}
+	return target, images, nil
+}
+
+// checkVersions applies the version-skew policy.
+func checkVersions(ctx *actions.Context) error {
+	st := ctx.State
+	current := plan.ClusterVersions{
+		Kubelets:  map[string]*semver.Version{},
+		Installed: map[string]*semver.Version{},
+	}
+	var err error
+	if current.ControlPlane, err = plan.ParseVersion(st.From); err != nil {
+		return err
+	}
+	for name, info := range st.Info {
+		current.Kubelets[name] = info.Kubelet
+		current.Installed[name] = info.Installed
+	}
+	decision, err := plan.Decide(st.TargetVersion, current)
+	if err != nil {
+		return err
+	}
+	if decision == plan.NothingToDo {
+		st.NothingToDo = true
+	}
+	return nil
+}
+
+// checkImages lists each node's images and plans which archives it needs;
+// every image kubeadm needs must be on the node or in --image-dir.
+func checkImages(ctx *actions.Context) error {
+	st := ctx.State
+	var fns []func() error
+	for _, n := range ctx.Nodes {
+		n := n
+		info := st.Info[n.String()]
+		fns = append(fns, func() error {
+			lines, err := exec.OutputLines(n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet"))
+			if err != nil {
+				return errors.Wrapf(err, "failed to list images on node %q", n)
+			}
+			info.Present = plan.ImageSet(lines)
+			return nil
+		})
+	}
+	if err := errors.AggregateConcurrent(fns); err != nil {
+		return err
+	}
+	var problems []string
+	for _, n := range ctx.Nodes {
+		info := st.Info[n.String()]
+		info.Needed = plan.NeededOn(st.Images, info.Role)
+		info.Load = nil
+		seen := map[*artifacts.Artifact]bool{}
+		for _, image := range plan.Missing(info.Needed, info.Present) {
+			a := ctx.Source.ArchiveFor(image)
+			if a == nil {
+				problems = append(problems, fmt.Sprintf("%s (needed on %s)", image, n))
+				continue
+			}
+			if !seen[a] {
+				seen[a] = true
+				info.Load = append(info.Load, a)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s:\n  %s\nadd an archive of each to --image-dir (e.g. `docker save -o <dir>/<name>.tar <image>`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// checkDisk checks that each node has room for what it will receive.
+func checkDisk(ctx *actions.Context) error {
+	st := ctx.State
+	var binaries int64
+	for _, name := range Binaries {
+		binaries += ctx.Source.Binaries[name].Size
+	}
+	var fns []func() error
+	for _, n := range ctx.Nodes {
+		n := n
+		info := st.Info[n.String()]
+		need := 2 * binaries
+		for _, a := range info.Load {
+			need += 2 * a.Size
+		}
+		fns = append(fns, func() error {
+			out, err := exec.Output(n.CommandContext(ctx.Ctx, "df", "-Pk", "/var/lib/containerd"))
+			if err != nil {
+				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
+			}
+			free, err := ParseDFAvailable(string(out))
+			if err != nil {
+				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
+			}
+			if free < need {
+				return errors.Errorf("node %q has %d MiB free in /var/lib/containerd but the upgrade needs about %d MiB: free disk space (e.g. `docker system prune`) and run again", n, free>>20, need>>20)
+			}
+			return nil
+		})
+	}
+	return errors.AggregateConcurrent(fns)
+}
+
+// ParseDFAvailable returns the available bytes from `df -Pk` output.
+func ParseDFAvailable(out string) (int64, error) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 {
+		return 0, errors.Errorf("unexpected df output %q", out)
+	}
+	fields := strings.Fields(lines[len(lines)-1])
+	if len(fields) < 4 {
+		return 0, errors.Errorf("unexpected df output %q", out)
+	}
+	kb, err := strconv.ParseInt(fields[3], 10, 64)
+	if err != nil {
+		return 0, errors.Wrapf(err, "unexpected df output %q", out)
+	}
+	return kb << 10, nil
+}

@@ -1,0 +1,92 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package actions
+
+import (
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+)
+
+// Step is one re-entrant unit of work on a node: Done looks at the node's
+// real state and reports whether Run is still needed.
+type Step struct {
+	Name string
+	// Done reports whether the step's work is already done, and if so
+	// why (an empty reason means "already done"). Nil means always run.
+	Done func() (done bool, reason string, err error)
+	Run  func() error
+}
+
+// RunSteps runs steps for node in phase in order, reporting each, and
+// stops at the first failure.
+func (c *Context) RunSteps(phase, node string, steps []Step) error {
+	return c.Report.Run(report.Scope{Phase: phase, Node: node}, func() (bool, string, error) {
+		ran := false
+		for _, s := range steps {
+			s := s
+			err := c.Report.Run(report.Scope{Phase: phase, Node: node, Step: s.Name}, func() (bool, string, error) {
+				if s.Done != nil {
+					done, reason, err := s.Done()
+					if err != nil {
+						return false, "", err
+					}
+					if done {
+						return true, reason, nil
+					}
+				}
+				ran = true
+				return false, "", s.Run()
+			})
+			if err != nil {
+				return false, "", err
+			}
+		}
+		return !ran, "", nil
+	})
+}
+
+// StepNames lists the names of steps, for the dry-run plan.
+func StepNames(phase string, steps []Step) []string {
+	names := make([]string, 0, len(steps))
+	for _, s := range steps {
+		names = append(names, phase+": "+s.Name)
+	}
+	return names
+}
+
+// Check is a step of a phase that concerns the whole cluster, not one node.
+type Check struct {
+	Name string
+	Run  func(*Context) error
+}
+
+// RunChecks runs checks of phase in order, reporting each, until one fails
+// or stop (if not nil) returns true.
+func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) error {
+	for _, check := range checks {
+		check := check
+		err := c.Report.Run(report.Scope{Phase: phase, Step: check.Name}, func() (bool, string, error) {
+			return false, "", check.Run(c)
+		})
+		if err != nil {
+			return err
+		}
+		if stop != nil && stop() {
+			return nil
+		}
+	}
+	return nil
+}

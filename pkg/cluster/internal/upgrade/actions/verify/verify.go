@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package verify implements the verify phase: it checks that the cluster
+// runs the target version everywhere and that kube-system is healthy.
+package verify
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// Phase is this phase's name.
+const Phase = "verify"
+
+const pollInterval = time.Second
+
+type action struct {
+	checkNodes bool
+}
+
+// NewAction returns the verify action. checkNodes is false when the
+// kubelets phase was skipped: then only the control plane is checked.
+func NewAction(checkNodes bool) actions.Action {
+	return &action{checkNodes: checkNodes}
+}
+
+// Execute runs the checks in order and stops at the first failure.
+func (a *action) Execute(ctx *actions.Context) error {
+	checks := []actions.Check{
+		{Name: "checking the API server version", Run: checkServerVersion},
+		{Name: "checking the control-plane pods", Run: checkControlPlanes},
+	}
+	if a.checkNodes {
+		checks = append(checks, actions.Check{Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
+	}
+	checks = append(checks, actions.Check{Name: "waiting for kube-system DaemonSets and Deployments", Run: checkWorkloads})
+	return ctx.RunChecks(Phase, checks, nil)
+}
+
+func checkServerVersion(ctx *actions.Context) error {
+	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "the API server to report "+ctx.State.Target, func() (bool, error) {
+		got, err := ctx.Kube().ServerVersion(ctx.Ctx)
+		if err != nil {
+			return false, err
+		}
+		if got != ctx.State.Target {
+			return false, errors.Errorf("the API server reports %s", got)
+		}
+		return true, nil
+	})
+}
+
+func checkControlPlanes(ctx *actions.Context) error {
+	for _, n := range ctx.State.ControlPlanes {
+		if err := controlplane.WaitForControlPlane(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkNodes(ctx *actions.Context) error {
+	st := ctx.State
+	list, err := ctx.Kube().Nodes(ctx.Ctx)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for _, kn := range list {
+		if kn.KubeletVersion != st.Target {
+			problems = append(problems, fmt.Sprintf("node %s reports kubelet %s", kn.Name, kn.KubeletVersion))
+		}
+		if !kn.Ready {
+			problems = append(problems, fmt.Sprintf("node %s is not Ready", kn.Name))
+		}
+	}
+	for _, n := range ctx.Nodes {
+		content, _, err := nodeutils.ReadFile(n, "/kind/version")
+		if err != nil {
+			return err
+		}
+		if got := strings.TrimSpace(content); got != st.Target {
+			problems = append(problems, fmt.Sprintf("node %s has /kind/version %q", n, got))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.Errorf("the cluster does not run %s everywhere:\n  %s", st.Target, strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+func checkWorkloads(ctx *actions.Context) error {
+	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "kube-system DaemonSets and Deployments to be available", func() (bool, error) {
+		list, err := ctx.Kube().Workloads(ctx.Ctx, "kube-system")
+		if err != nil {
+			return false, err
+		}
+		var pending []string
+		for _, w := range list {
+			if !w.Available {
+				pending = append(pending, fmt.Sprintf("%s %s (%s)", w.Kind, w.Name, w.Detail))
+			}
+		}
+		if len(pending) > 0 {
+			return false, errors.Errorf("not available yet: %s", strings.Join(pending, ", "))
+		}
+		return true, nil
+	})
+}

@@ -1,0 +1,128 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/exec"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// Client runs kubectl on a control-plane node (On) with the admin kubeconfig.
+type Client struct {
+	On nodes.Node
+}
+
+// Output runs kubectl with args and returns its stdout.
+func (c Client) Output(ctx context.Context, args ...string) ([]byte, error) {
+	// a request that hangs while an API server restarts must not stall a wait
+	out, err := exec.Output(nodeutils.Kubectl(ctx, c.On, append([]string{"--request-timeout=30s"}, args...)...))
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to run kubectl %s", strings.Join(args, " "))
+	}
+	return out, nil
+}
+
+// Run runs kubectl with args, discarding its output unless it fails.
+func (c Client) Run(ctx context.Context, args ...string) error {
+	_, err := c.Output(ctx, args...)
+	return err
+}
+
+// Nodes lists the cluster's nodes.
+func (c Client) Nodes(ctx context.Context) ([]Node, error) {
+	out, err := c.Output(ctx, "get", "nodes", "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	return ParseNodeList(out)
+}
+
+// Node returns the named node.
+func (c Client) Node(ctx context.Context, name string) (Node, error) {
+	list, err := c.Nodes(ctx)
+	if err != nil {
+		return Node{}, err
+	}
+	for _, n := range list {
+		if n.Name == name {
+			return n, nil
+		}
+	}
+	return Node{}, errors.Errorf("node %q is not registered with the API server", name)
+}
+
+// ControlPlanePods lists kubeadm's static control-plane pods.
+func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
+	out, err := c.Output(ctx, "get", "pods", "--namespace=kube-system", "--selector=tier=control-plane", "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	return ParsePodList(out)
+}
+
+// Workloads lists the DaemonSets and Deployments of namespace.
+func (c Client) Workloads(ctx context.Context, namespace string) ([]Workload, error) {
+	out, err := c.Output(ctx, "get", "daemonsets,deployments", "--namespace="+namespace, "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	return ParseWorkloads(out)
+}
+
+// ClusterConfiguration reads kubeadm's ClusterConfiguration from the
+// kubeadm-config ConfigMap.
+func (c Client) ClusterConfiguration(ctx context.Context) (*ClusterConfiguration, error) {
+	out, err := c.Output(ctx, "get", "configmap", "kubeadm-config", "--namespace=kube-system", "-o", "jsonpath={.data.ClusterConfiguration}")
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterConfiguration(out)
+}
+
+// Readyz returns nil when the API server's /readyz answers ok.
+func (c Client) Readyz(ctx context.Context) error {
+	out, err := c.Output(ctx, "get", "--raw=/readyz")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(string(out)) != "ok" {
+		return errors.Errorf("API server /readyz answered %q", strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// ServerVersion returns the API server's gitVersion.
+func (c Client) ServerVersion(ctx context.Context) (string, error) {
+	out, err := c.Output(ctx, "get", "--raw=/version")
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		return "", errors.Wrap(err, "failed to parse API server version")
+	}
+	return v.GitVersion, nil
+}

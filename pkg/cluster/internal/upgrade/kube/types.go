@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kube
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/yaml"
+)
+
+// Node is the part of a Node object the upgrade looks at.
+type Node struct {
+	Name           string
+	KubeletVersion string
+	Ready          bool
+	Unschedulable  bool
+	// NoSchedule is true when a NoSchedule or NoExecute taint keeps
+	// ordinary pods off the node.
+	NoSchedule  bool
+	Annotations map[string]string
+}
+
+type nodeObject struct {
+	Metadata struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		Unschedulable bool `json:"unschedulable"`
+		Taints        []struct {
+			Key    string `json:"key"`
+			Effect string `json:"effect"`
+		} `json:"taints"`
+	} `json:"spec"`
+	Status struct {
+		Conditions []condition `json:"conditions"`
+		NodeInfo   struct {
+			KubeletVersion string `json:"kubeletVersion"`
+		} `json:"nodeInfo"`
+	} `json:"status"`
+}
+
+type condition struct {
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	LastTransitionTime time.Time `json:"lastTransitionTime"`
+}
+
+func isTrue(conditions []condition, t string) bool {
+	for _, c := range conditions {
+		if c.Type == t {
+			return c.Status == "True"
+		}
+	}
+	return false
+}
+
+func (o nodeObject) node() Node {
+	n := Node{
+		Name:           o.Metadata.Name,
+		KubeletVersion: o.Status.NodeInfo.KubeletVersion,
+		Ready:          isTrue(o.Status.Conditions, "Ready"),
+		Unschedulable:  o.Spec.Unschedulable,
+		Annotations:    o.Metadata.Annotations,
+	}
+	for _, t := range o.Spec.Taints {
+		if t.Effect == "NoSchedule" || t.Effect == "NoExecute" {
+			n.NoSchedule = true
+		}
+	}
+	return n
+}
+
+// ParseNodeList parses `kubectl get nodes -o json`.
+func ParseNodeList(b []byte) ([]Node, error) {
+	var list struct {
+		Items []nodeObject `json:"items"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, errors.Wrap(err, "failed to parse node list")
+	}
+	nodes := make([]Node, 0, len(list.Items))
+	for _, item := range list.Items {
+		nodes = append(nodes, item.node())
+	}
+	return nodes, nil
+}
+
+// Pod is the part of a Pod object the upgrade looks at.
+type Pod struct {
+	Name     string
+	NodeName string
+	// Component is the "component" label kubeadm puts on static pods.
+	Component string
+	Images    []string
+	Ready     bool
+}
+
+// ParsePodList parses `kubectl get pods -o json`.
+func ParsePodList(b []byte) ([]Pod, error) {
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+			Spec struct {
+				NodeName   string `json:"nodeName"`
+				Containers []struct {
+					Image string `json:"image"`
+				} `json:"containers"`
+			} `json:"spec"`
+			Status struct {
+				Conditions []condition `json:"conditions"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, errors.Wrap(err, "failed to parse pod list")
+	}
+	pods := make([]Pod, 0, len(list.Items))
+	for _, item := range list.Items {
+		p := Pod{
+			Name:      item.Metadata.Name,
+			NodeName:  item.Spec.NodeName,
+			Component: item.Metadata.Labels["component"],
+			Ready:     isTrue(item.Status.Conditions, "Ready"),
+		}
+		for _, c := range item.Spec.Containers {
+			p.Images = append(p.Images, c.Image)
+		}
+		pods = append(pods, p)
+	}
+	return pods, nil
+}
+
+// Workload is a DaemonSet or Deployment and whether it is fully rolled out
+// and available.
+type Workload struct {
+	Kind      string
+	Name      string
+	Available bool
+	// Detail says what is missing when not Available.
+	Detail string
+}
+
+// ParseWorkloads parses `kubectl get daemonsets,deployments -o json`.
+func ParseWorkloads(b []byte) ([]Workload, error) {
+	var list struct {
+		Items []struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name       string `json:"name"`
+				Generation int64  `json:"generation"`
+			} `json:"metadata"`
+			Spec struct {
+				Replicas *int32 `json:"replicas"`
+			} `json:"spec"`
+			Status struct {
+				ObservedGeneration     int64 `json:"observedGeneration"`
+				DesiredNumberScheduled int32 `json:"desiredNumberScheduled"`
+				UpdatedNumberScheduled int32 `json:"updatedNumberScheduled"`
+				NumberAvailable        int32 `json:"numberAvailable"`
+				UpdatedReplicas        int32 `json:"updatedReplicas"`
+				AvailableReplicas      int32 `json:"availableReplicas"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, errors.Wrap(err, "failed to parse workload list")
+	}
+	var out []Workload
+	for _, item := range list.Items {
+		w := Workload{Kind: item.Kind, Name: item.Metadata.Name}
+		st := item.Status
+		var want, updated, available int32
+		switch item.Kind {
+		case "DaemonSet":
+			want, updated, available = st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberAvailable
+		case "Deployment":
+			want = 1
+			if item.Spec.Replicas != nil {
+				want = *item.Spec.Replicas
+			}
+			updated, available = st.UpdatedReplicas, st.AvailableReplicas
+		default:
+			continue
+		}
+		w.Available = st.ObservedGeneration >= item.Metadata.Generation && updated >= want && available >= want
+		if !w.Available {
+			w.Detail = fmtDetail(want, updated, available)
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func fmtDetail(want, updated, available int32) string {
+	return fmt.Sprintf("want %d, updated %d, available %d", want, updated, available)
+}
+
+// ClusterConfiguration is the part of kubeadm's ClusterConfiguration the
+// upgrade looks at.
+type ClusterConfiguration struct {
+	KubernetesVersion string `json:"kubernetesVersion"`
+	ImageRepository   string `json:"imageRepository"`
+}
+
+// ParseClusterConfiguration parses the ClusterConfiguration document stored
+// in the kubeadm-config ConfigMap.
+func ParseClusterConfiguration(b []byte) (*ClusterConfiguration, error) {
+	cfg := &ClusterConfiguration{}
+	if err := yaml.Unmarshal(b, cfg); err != nil {
+		return nil, errors.Wrap(err, "failed to parse kubeadm ClusterConfiguration")
+	}
+	if cfg.KubernetesVersion == "" {
+		return nil, errors.New("kubeadm ClusterConfiguration has no kubernetesVersion")
+	}
+	return cfg, nil
+}

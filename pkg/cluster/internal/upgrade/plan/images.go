@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package plan
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/distribution/reference"
+
+	"sigs.k8s.io/kind/pkg/cluster/constants"
+)
+
+// controlPlaneComponents are the images only control-plane nodes run.
+var controlPlaneComponents = map[string]bool{
+	"kube-apiserver":          true,
+	"kube-controller-manager": true,
+	"kube-scheduler":          true,
+	"etcd":                    true,
+}
+
+// Normalize returns the fully qualified form of an image reference
+// ("etcd:3.6.5-0" becomes "docker.io/library/etcd:3.6.5-0"), the form
+// containerd lists images in. References that do not parse are returned
+// unchanged.
+func Normalize(ref string) string {
+	named, err := reference.ParseNormalizedNamed(strings.TrimSpace(ref))
+	if err != nil {
+		return ref
+	}
+	return named.String()
+}
+
+// Component returns the last path element of an image's repository:
+// "kube-apiserver" for "registry.k8s.io/kube-apiserver:v1.34.4".
+func Component(ref string) string {
+	named, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return ref
+	}
+	p := reference.Path(named)
+	return p[strings.LastIndex(p, "/")+1:]
+}
+
+// Tag returns the tag of an image reference, or "".
+func Tag(ref string) string {
+	named, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return ""
+	}
+	if tagged, ok := named.(reference.Tagged); ok {
+		return tagged.Tag()
+	}
+	return ""
+}
+
+// ComponentImage returns the image in list whose component is name, or "".
+func ComponentImage(list []string, name string) string {
+	for _, image := range list {
+		if Component(image) == name {
+			return image
+		}
+	}
+	return ""
+}
+
+// NeededOn returns the images of kubeadm's list that a node of the given role
+// runs: control-plane nodes need all of them, workers kube-proxy, CoreDNS and
+// pause.
+func NeededOn(list []string, role string) []string {
+	var needed []string
+	for _, image := range list {
+		if role != constants.ControlPlaneNodeRoleValue && controlPlaneComponents[Component(image)] {
+			continue
+		}
+		needed = append(needed, image)
+	}
+	return needed
+}
+
+// Missing returns the images of needed that are not in present (both
+// compared in normalized form), sorted.
+func Missing(needed []string, present map[string]bool) []string {
+	var missing []string
+	for _, image := range needed {
+		if !present[Normalize(image)] {
+			missing = append(missing, image)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+// ImageSet builds a set of normalized references.
+func ImageSet(refs []string) map[string]bool {
+	set := make(map[string]bool, len(refs))
+	for _, ref := range refs {
+		set[Normalize(ref)] = true
+	}
+	return set
+}

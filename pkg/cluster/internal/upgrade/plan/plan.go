@@ -1,0 +1,80 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package plan
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Plan is what an upgrade will do, printed by --dry-run.
+type Plan struct {
+	// From is the control plane's current Kubernetes version.
+	From string `json:"from"`
+	// To is the target Kubernetes version.
+	To string `json:"to"`
+	// Images are the images kubeadm needs for the target.
+	Images []string `json:"images"`
+	// Nodes in the order the upgrade visits them.
+	Nodes []Node `json:"nodes"`
+	// SkippedPhases are the phases --skip-phases leaves out.
+	SkippedPhases []string `json:"skippedPhases,omitempty"`
+}
+
+// Node is the plan for one node.
+type Node struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	// Bootstrap is true for the control-plane node `kubeadm upgrade apply`
+	// runs on.
+	Bootstrap bool   `json:"bootstrap,omitempty"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	// Load are the image archives this node gets from --image-dir.
+	Load []string `json:"load,omitempty"`
+	// Steps are "<phase>: <step>" in execution order.
+	Steps []string `json:"steps"`
+}
+
+// WriteText prints the plan for people.
+func (p *Plan) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Upgrade plan: %s -> %s\n", p.From, p.To)
+	if len(p.SkippedPhases) > 0 {
+		fmt.Fprintf(&b, "Skipped phases: %s\n", strings.Join(p.SkippedPhases, ", "))
+	}
+	fmt.Fprintf(&b, "Images kubeadm %s needs:\n", p.To)
+	for _, image := range p.Images {
+		fmt.Fprintf(&b, "  %s\n", image)
+	}
+	for _, n := range p.Nodes {
+		role := n.Role
+		if n.Bootstrap {
+			role += ", bootstrap"
+		}
+		fmt.Fprintf(&b, "\nNode %s (%s): %s -> %s\n", n.Name, role, n.From, n.To)
+		if len(n.Load) > 0 {
+			fmt.Fprintf(&b, "  loads: %s\n", strings.Join(n.Load, ", "))
+		}
+		for i, step := range n.Steps {
+			fmt.Fprintf(&b, "  %2d. %s\n", i+1, step)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

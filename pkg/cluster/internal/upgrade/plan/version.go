@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package plan
+
+import (
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"sigs.k8s.io/kind/pkg/errors"
+)
+
+// ParseVersion parses a Kubernetes version such as "v1.34.4" or
+// "Kubernetes v1.34.4" (kubelet --version output).
+func ParseVersion(s string) (*semver.Version, error) {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "Kubernetes ")
+	v, err := semver.NewVersion(s)
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to parse Kubernetes version %q", s)
+	}
+	return v, nil
+}
+
+// Decision is the outcome of the version-skew policy.
+type Decision int
+
+const (
+	// Upgrade means the cluster can and should be upgraded to the target.
+	Upgrade Decision = iota
+	// NothingToDo means the whole cluster already runs the target version.
+	NothingToDo
+)
+
+// ClusterVersions is what preflight observed on the cluster.
+type ClusterVersions struct {
+	// ControlPlane is the kubernetesVersion of the cluster's
+	// ClusterConfiguration (what the last kubeadm init/upgrade apply set).
+	ControlPlane *semver.Version
+	// Kubelets maps node name to the kubeletVersion the node reports.
+	Kubelets map[string]*semver.Version
+	// Installed maps node name to the content of its /kind/version.
+	Installed map[string]*semver.Version
+}
+
+// maxKubeletSkew is how many minor versions a kubelet may lag behind the
+// API server (Kubernetes version skew policy since v1.28).
+const maxKubeletSkew = 3
+
+// Decide applies the version-skew policy: no downgrades, one minor version at
+// a time, kubelets never newer than the target API server nor too old for it.
+func Decide(target *semver.Version, current ClusterVersions) (Decision, error) {
+	cp := current.ControlPlane
+	if cp == nil {
+		return 0, errors.New("failed to determine the cluster's current Kubernetes version")
+	}
+	if target.Major() != cp.Major() {
+		return 0, errors.Errorf("cannot upgrade from %s to %s: the major version differs", v(cp), v(target))
+	}
+	if target.LessThan(cp) {
+		return 0, errors.Errorf("cannot upgrade from %s to %s: that is a downgrade; --image-dir must hold a newer Kubernetes version (downgrades are not supported: create a new cluster instead)", v(cp), v(target))
+	}
+	if target.Minor() > cp.Minor()+1 {
+		return 0, errors.Errorf("cannot upgrade from %s to %s: that skips a minor version; upgrade to v%d.%d.x first, then to %s", v(cp), v(target), cp.Major(), cp.Minor()+1, v(target))
+	}
+	for _, name := range sortedKeys(current.Kubelets) {
+		kv := current.Kubelets[name]
+		if kv.GreaterThan(target) {
+			return 0, errors.Errorf("cannot upgrade to %s: the kubelet on node %q is %s, newer than the target; a kubelet must never be newer than the API server", v(target), name, v(kv))
+		}
+		if kv.Major() != target.Major() || kv.Minor()+maxKubeletSkew < target.Minor() {
+			return 0, errors.Errorf("cannot upgrade to %s: the kubelet on node %q is %s, more than %d minor versions older than the target", v(target), name, v(kv), maxKubeletSkew)
+		}
+	}
+	if !cp.Equal(target) {
+		return Upgrade, nil
+	}
+	for _, versions := range []map[string]*semver.Version{current.Kubelets, current.Installed} {
+		for _, ver := range versions {
+			if !ver.Equal(target) {
+				return Upgrade, nil
+			}
+		}
+	}
+	return NothingToDo, nil
+}
+
+// v prints a version the way Kubernetes does, with a leading "v".
+func v(ver *semver.Version) string {
+	return "v" + ver.String()
+}

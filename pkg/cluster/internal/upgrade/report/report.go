@@ -1,0 +1,240 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/log"
+)
+
+// Event kinds and outcomes, as they appear in JSON events.
+const (
+	KindUpgrade = "upgrade"
+	KindPhase   = "phase"
+	KindNode    = "node"
+	KindStep    = "step"
+	KindPlan    = "plan"
+
+	EventStarted  = "started"
+	EventFinished = "finished"
+
+	OutcomeSuccess = "success"
+	OutcomeFailure = "failure"
+	OutcomeSkipped = "skipped"
+)
+
+// Event is one line of `--output json`.
+type Event struct {
+	Time    time.Time `json:"time"`
+	Kind    string    `json:"kind"`
+	Event   string    `json:"event"`
+	Phase   string    `json:"phase,omitempty"`
+	Node    string    `json:"node,omitempty"`
+	Step    string    `json:"step,omitempty"`
+	Outcome string    `json:"outcome,omitempty"`
+	// DurationSeconds is set on finished events.
+	DurationSeconds float64 `json:"durationSeconds,omitempty"`
+	Error           string  `json:"error,omitempty"`
+	// Message carries free text, e.g. why a step was skipped.
+	Message string `json:"message,omitempty"`
+	// Plan is the dry-run plan, on the event of kind "plan".
+	Plan interface{} `json:"plan,omitempty"`
+}
+
+// Scope names what an event is about. A scope with a Step is a step, with a
+// Node (and no Step) a node within a phase, with only a Phase a phase, and
+// an empty scope the whole upgrade.
+type Scope struct {
+	Phase string
+	Node  string
+	Step  string
+}
+
+func (s Scope) kind() string {
+	switch {
+	case s.Step != "":
+		return KindStep
+	case s.Node != "":
+		return KindNode
+	case s.Phase != "":
+		return KindPhase
+	}
+	return KindUpgrade
+}
+
+func (s Scope) String() string {
+	var parts []string
+	for _, p := range []string{s.Phase, s.Node, s.Step} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ": ")
+}
+
+// Reporter reports progress. It is safe for concurrent use.
+type Reporter struct {
+	logger  log.Logger
+	spinner *spinner
+	now     func() time.Time
+
+	mu   sync.Mutex
+	json *json.Encoder
+}
+
+// Option configures a Reporter.
+type Option func(*Reporter)
+
+// WithJSON writes one JSON event per line to w.
+func WithJSON(w io.Writer) Option {
+	return func(r *Reporter) { r.json = json.NewEncoder(w) }
+}
+
+// WithSpinner animates the running step on a terminal: tty is where the
+// logger writes. The logger's writer is replaced with one that keeps log
+// lines and the spinner apart.
+func WithSpinner(tty io.Writer) Option {
+	return func(r *Reporter) {
+		type writerSetter interface{ SetWriter(io.Writer) }
+		if ws, ok := r.logger.(writerSetter); ok {
+			r.spinner = newSpinner(tty)
+			ws.SetWriter(r.spinner)
+		}
+	}
+}
+
+// WithClock replaces time.Now, for tests.
+func WithClock(now func() time.Time) Option {
+	return func(r *Reporter) { r.now = now }
+}
+
+// New returns a Reporter logging status lines to logger.
+func New(logger log.Logger, options ...Option) *Reporter {
+	r := &Reporter{logger: logger, now: time.Now}
+	for _, o := range options {
+		o(r)
+	}
+	return r
+}
+
+// Close stops the spinner, if any.
+func (r *Reporter) Close() {
+	if r.spinner != nil {
+		r.spinner.stop()
+	}
+}
+
+// Run reports scope as started, runs fn and reports how it finished. fn
+// returns skipped=true when it found its work already done; message says
+// why. Steps get a status line; phases, nodes and the whole upgrade only
+// JSON events and debug logs.
+func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err error)) error {
+	start := r.now()
+	r.emit(Event{Time: start, Kind: scope.kind(), Event: EventStarted, Phase: scope.Phase, Node: scope.Node, Step: scope.Step})
+	isStep := scope.kind() == KindStep
+	if isStep {
+		r.started(scope.String())
+	} else if scope.kind() != KindUpgrade {
+		r.logger.V(1).Infof("%s: started", scope)
+	}
+	skipped, message, err := fn()
+	end := r.now()
+	ev := Event{
+		Time: end, Kind: scope.kind(), Event: EventFinished,
+		Phase: scope.Phase, Node: scope.Node, Step: scope.Step,
+		Outcome: OutcomeSuccess, DurationSeconds: end.Sub(start).Seconds(),
+		Message: message,
+	}
+	switch {
+	case err != nil:
+		ev.Outcome = OutcomeFailure
+		ev.Error = err.Error()
+	case skipped:
+		ev.Outcome = OutcomeSkipped
+	}
+	r.emit(ev)
+	if isStep {
+		r.finished(scope.String(), ev)
+	} else if scope.kind() != KindUpgrade {
+		r.logger.V(1).Infof("%s: %s after %s", scope, ev.Outcome, round(end.Sub(start)))
+	}
+	return err
+}
+
+// Info reports a line of text that is not a step (e.g. "nothing to do").
+func (r *Reporter) Info(scope Scope, message string) {
+	r.emit(Event{Time: r.now(), Kind: scope.kind(), Event: "info", Phase: scope.Phase, Node: scope.Node, Step: scope.Step, Message: message})
+	r.logger.V(0).Info(message)
+}
+
+// Plan writes the dry-run plan as a JSON event of kind "plan".
+func (r *Reporter) Plan(p interface{}) {
+	r.emit(Event{Time: r.now(), Kind: KindPlan, Event: "info", Plan: p})
+}
+
+func (r *Reporter) emit(ev Event) {
+	if r.json == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// an error writing events must not fail the upgrade; the logger still
+	// has the status lines
+	if err := r.json.Encode(ev); err != nil {
+		r.logger.Warnf("failed to write JSON event: %v", err)
+	}
+}
+
+func (r *Reporter) started(text string) {
+	if r.spinner != nil {
+		r.spinner.start(text)
+		return
+	}
+	r.logger.V(0).Infof(" • %s ...", text)
+}
+
+func (r *Reporter) finished(text string, ev Event) {
+	if r.spinner != nil {
+		r.spinner.done(text)
+	}
+	d := round(time.Duration(ev.DurationSeconds * float64(time.Second)))
+	switch ev.Outcome {
+	case OutcomeFailure:
+		r.logger.V(0).Infof(" ✗ %s (%s)", text, d)
+	case OutcomeSkipped:
+		if ev.Message != "" {
+			r.logger.V(0).Infof(" ✓ %s (skipped: %s)", text, ev.Message)
+		} else {
+			r.logger.V(0).Infof(" ✓ %s (skipped: already done)", text)
+		}
+	default:
+		r.logger.V(0).Infof(" ✓ %s (%s)", text, d)
+	}
+}
+
+func round(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.Round(100 * time.Millisecond).String()
+}

@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// spinner animates the most recently started step on a terminal. It is also
+// the logger's writer, so log lines clear the spinner line first and the
+// spinner is redrawn after them.
+type spinner struct {
+	mu      sync.Mutex
+	w       io.Writer
+	active  []string
+	frame   int
+	ticker  *time.Ticker
+	stopped chan struct{}
+}
+
+func newSpinner(w io.Writer) *spinner {
+	s := &spinner{w: w, ticker: time.NewTicker(100 * time.Millisecond), stopped: make(chan struct{})}
+	go s.loop()
+	return s
+}
+
+func (s *spinner) loop() {
+	for {
+		select {
+		case <-s.stopped:
+			return
+		case <-s.ticker.C:
+			s.mu.Lock()
+			s.frame = (s.frame + 1) % len(frames)
+			s.draw()
+			s.mu.Unlock()
+		}
+	}
+}
+
+// draw writes the spinner line; s.mu must be held.
+func (s *spinner) draw() {
+	if len(s.active) == 0 {
+		return
+	}
+	fmt.Fprintf(s.w, "\r\x1b[2K %s %s", frames[s.frame], s.active[len(s.active)-1])
+}
+
+func (s *spinner) clear() {
+	if len(s.active) > 0 {
+		fmt.Fprint(s.w, "\r\x1b[2K")
+	}
+}
+
+func (s *spinner) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clear()
+	n, err := s.w.Write(p)
+	if bytes.HasSuffix(p, []byte("\n")) {
+		s.draw()
+	}
+	return n, err
+}
+
+func (s *spinner) start(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active = append(s.active, text)
+	s.draw()
+}
+
+func (s *spinner) done(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clear()
+	for i, a := range s.active {
+		if a == text {
+			s.active = append(s.active[:i], s.active[i+1:]...)
+			break
+		}
+	}
+}
+
+func (s *spinner) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clear()
+	s.active = nil
+	s.ticker.Stop()
+	close(s.stopped)
+}

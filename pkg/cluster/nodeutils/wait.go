@@ -1,0 +1,53 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeutils
+
+import (
+	"context"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/errors"
+)
+
+// WaitFor calls cond every interval until it reports true, the context is
+// done or timeout passes. Errors from cond are treated as transient (the
+// API server restarting, say): polling goes on and the last one is reported
+// if the deadline passes.
+func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, cond func() (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var lastErr error
+	for {
+		ok, err := cond()
+		if err == nil && ok {
+			return nil
+		}
+		if err != nil {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			if lastErr != nil {
+				return errors.Wrapf(lastErr, "timed out after %s waiting for %s", timeout, what)
+			}
+			return errors.Errorf("timed out after %s waiting for %s", timeout, what)
+		case <-ticker.C:
+		}
+	}
+}

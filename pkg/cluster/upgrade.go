@@ -1,0 +1,183 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster
+
+import (
+	"context"
+	"io"
+	"time"
+
+	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/log"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+)
+
+// DefaultUpgradeWait is how long the upgrade waits, by default, for each
+// node or its pods to become ready.
+const DefaultUpgradeWait = 5 * time.Minute
+
+// defaultSettle is how long a control-plane node's pods must stay Ready after
+// its kubelet restarted before the next node is touched.
+const defaultSettle = 10 * time.Second
+
+// UpgradeOption configures Upgrade.
+type UpgradeOption interface {
+	apply(*upgrade.Options) error
+}
+
+type upgradeOptionAdapter func(*upgrade.Options) error
+
+func (f upgradeOptionAdapter) apply(o *upgrade.Options) error { return f(o) }
+
+// UpgradeWithImageDir sets where the target version's kubeadm, kubelet,
+// kubectl and image archives are: a release's kubernetes/server/bin, one of
+// its parent folders, a kubernetes-server-linux-<arch>.tar.gz, or a flat
+// folder of binaries and *.tar archives. Required.
+func UpgradeWithImageDir(dir string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.ImageDir = dir
+		return nil
+	})
+}
+
+// UpgradeWithDryRun makes Upgrade check everything and write the plan to
+// the output writer without changing the cluster.
+func UpgradeWithDryRun(dryRun bool) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.DryRun = dryRun
+		return nil
+	})
+}
+
+// UpgradeWithSkipPhases skips the named phases (see UpgradePhases).
+func UpgradeWithSkipPhases(phases ...string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.SkipPhases = append(o.SkipPhases, phases...)
+		return upgrade.ValidateSkipPhases(o.SkipPhases)
+	})
+}
+
+// UpgradeWithWaitForReady bounds each wait for a node or its pods to
+// become ready (DefaultUpgradeWait if unset).
+func UpgradeWithWaitForReady(d time.Duration) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		if d <= 0 {
+			return errors.Errorf("the wait for readiness must be positive, not %s", d)
+		}
+		o.Wait = d
+		return nil
+	})
+}
+
+// UpgradeWithIgnorePreflightErrors adds kubeadm preflight checks whose
+// errors are shown as warnings (kubeadm's --ignore-preflight-errors).
+func UpgradeWithIgnorePreflightErrors(checks ...string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.IgnorePreflightErrors = append(o.IgnorePreflightErrors, checks...)
+		return nil
+	})
+}
+
+// UpgradeWithLogger sets the logger status lines and logs go to.
+func UpgradeWithLogger(logger log.Logger) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Logger = logger
+		return nil
+	})
+}
+
+// UpgradeWithOutput sets where results go (the dry-run plan, JSON events),
+// and whether they are JSON: one event per line.
+func UpgradeWithOutput(w io.Writer, json bool) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Out = w
+		o.JSON = json
+		return nil
+	})
+}
+
+// UpgradeWithTerminal animates the running step on terminal, which must be
+// where the logger writes.
+func UpgradeWithTerminal(terminal io.Writer) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Terminal = terminal
+		return nil
+	})
+}
+
+// UpgradeWithContext sets a context whose cancellation stops the upgrade;
+// running the same upgrade again continues where it stopped.
+func UpgradeWithContext(ctx context.Context) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Context = ctx
+		return nil
+	})
+}
+
+// UpgradePhase describes a phase of Upgrade.
+type UpgradePhase struct {
+	Name        string
+	Description string
+	// Skippable is false for phases UpgradeWithSkipPhases refuses.
+	Skippable bool
+}
+
+// UpgradePhases lists Upgrade's phases in the order they run.
+func UpgradePhases() []UpgradePhase {
+	var out []UpgradePhase
+	for _, p := range upgrade.Phases() {
+		out = append(out, UpgradePhase{Name: p.Name, Description: p.Description, Skippable: p.Skippable})
+	}
+	return out
+}
+
+// Upgrade upgrades the kind cluster name in place to the Kubernetes version
+// of the kubeadm given with UpgradeWithImageDir.
+//
+// It checks everything first and refuses, changing nothing, when the
+// cluster, a node, --image-dir or the version skew is not right. Every step
+// looks at the nodes' real state and skips what is done, so calling Upgrade
+// again after a failure or an interruption continues where it stopped.
+// When the cluster already runs the target version Upgrade returns nil.
+//
+// Alpha: this API may change.
+func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) error {
+	opts := upgrade.Options{Wait: DefaultUpgradeWait, Settle: defaultSettle}
+	for _, o := range options {
+		if err := o.apply(&opts); err != nil {
+			return err
+		}
+	}
+	clusters, err := p.List()
+	if err != nil {
+		return errors.Wrap(err, "failed to list clusters")
+	}
+	found := false
+	for _, c := range clusters {
+		found = found || c == name
+	}
+	if !found {
+		return errors.Errorf("cluster %q not found: `kind get clusters` lists the clusters there are; pass --name or set KIND_CLUSTER_NAME", name)
+	}
+	nodes, err := p.ListInternalNodes(name)
+	if err != nil {
+		return errors.Wrapf(err, "failed to list the nodes of cluster %q", name)
+	}
+	return upgrade.Run(nodes, opts)
+}
