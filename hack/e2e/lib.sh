@@ -57,6 +57,26 @@ entry_ok() {
   [[ -f "$1/${E2E_STAMP}" ]] && [[ "$(cat "$1/${E2E_STAMP}")" == "$2" ]]
 }
 
+# unmount_under DIR: detaches every mount below DIR (an interrupted
+# debootstrap can leave proc/sys mounted in its target).
+unmount_under() {
+  local target
+  awk '{print $5}' /proc/self/mountinfo | grep -F "$1/" | sort -r | while read -r target; do
+    umount -l "${target}" 2>/dev/null || true
+  done
+}
+
+# entry_valid DIR KEY FUNC: entry_ok, and, when a function FUNC_valid
+# exists, that it accepts DIR too (e.g. checks that an image the entry
+# describes is still in Docker).
+entry_valid() {
+  entry_ok "$1" "$2" || return 1
+  if declare -F "$3_valid" >/dev/null; then
+    "$3_valid" "$1" || return 1
+  fi
+  return 0
+}
+
 # cached GROUP NAME KEY FUNC [ARGS...]
 # Ensures $E2E_CACHE/GROUP/NAME is complete for KEY, calling
 # "FUNC TMPDIR ARGS..." to build it into an empty TMPDIR when it is not.
@@ -65,7 +85,7 @@ cached() {
   local group="$1" name="$2" key="$3" fn="$4"
   shift 4
   local dir="${E2E_CACHE}/${group}/${name}"
-  if entry_ok "${dir}" "${key}"; then
+  if entry_valid "${dir}" "${key}" "${fn}"; then
     printf '%s\n' "${dir}"
     return 0
   fi
@@ -77,7 +97,7 @@ cached() {
     log "waiting for another run building ${group}/${name}"
     flock "${fd}"
   fi
-  if entry_ok "${dir}" "${key}"; then
+  if entry_valid "${dir}" "${key}" "${fn}"; then
     exec {fd}>&-
     printf '%s\n' "${dir}"
     return 0
@@ -88,6 +108,7 @@ cached() {
   for old in "${E2E_CACHE}/tmp/${prefix}".*; do
     [[ -e "${old}" ]] || continue
     log "removing leftover ${old}"
+    unmount_under "${old}"
     rm -rf "${old}"
   done
   local tmp
@@ -108,6 +129,19 @@ cached() {
   log "built ${group}/${name} in $((SECONDS - start))s"
   exec {fd}>&-
   printf '%s\n' "${dir}"
+}
+
+# with_lock NAME CMD...: runs CMD holding the exclusive lock NAME.
+with_lock() {
+  local name="$1"
+  shift
+  mkdir -p "${E2E_CACHE}/locks"
+  local fd rc=0
+  exec {fd}>"${E2E_CACHE}/locks/${name}.lock"
+  flock "${fd}"
+  "$@" || rc=$?
+  exec {fd}>&-
+  return "${rc}"
 }
 
 # go_scratch_module DIR MODPATH: starts an empty module in DIR.

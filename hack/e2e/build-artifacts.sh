@@ -1,0 +1,577 @@
+#!/usr/bin/env bash
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# build-artifacts.sh: builds, offline, everything the upgrade e2e tests need
+# and prints where it is (key=value lines on stdout, logs on stderr):
+#
+#   NODE_IMAGE      kind node image at E2E_NODE_VERSION (default v1.33.13),
+#                   every image its kubeadm needs preloaded
+#   IMAGE_DIR       what a user brings to `kind alpha upgrade --image-dir`
+#                   for E2E_UPGRADE_VERSION (default v1.34.4): a release-like
+#                   kubernetes/server/bin/ plus etcd.tar, coredns.tar, pause.tar
+#   CANARY_IMAGE    the test workload image (also loaded in Docker)
+#   CANARY_TAR      the same as a docker-archive
+#   KUBECTL         a host kubectl at E2E_NODE_VERSION
+#
+# Sources: Go modules (Kubernetes, etcd, CoreDNS, crictl) and Debian
+# packages (debootstrap). Every piece is cached under
+#   ${KIND_UPGRADE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kind-upgrade-e2e}
+# keyed by version + a hash of its recipe and inputs (see lib.sh), so a warm
+# run only checks stamps. Needs root and Docker (runs docker-setup.sh).
+
+set -o errexit -o nounset -o pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=build-kubernetes.sh
+source "${E2E_DIR}/build-kubernetes.sh"
+
+E2E_NODE_VERSION="${E2E_NODE_VERSION:-v1.33.13}"
+E2E_UPGRADE_VERSION="${E2E_UPGRADE_VERSION:-v1.34.4}"
+CRICTL_VERSION="${CRICTL_VERSION:-v1.34.0}"
+DEBIAN_SUITE="${DEBIAN_SUITE:-bookworm}"
+NODE_IMAGE_REPO="${NODE_IMAGE_REPO:-kind-upgrade-e2e/node}"
+CANARY_IMAGE="kind-upgrade-e2e/canary:v1"
+KEY_LABEL="io.kind-upgrade-e2e.key"
+BUILD_CONTAINER_PREFIX="kind-upgrade-e2e-build-"
+
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod
+export DOCKER_BUILDKIT=0
+umask 022
+
+NODE_PACKAGES=(
+  systemd systemd-sysv dbus containerd runc iptables iproute2
+  containernetworking-plugins conntrack ethtool socat ebtables kmod procps
+  ca-certificates libseccomp2 mount util-linux iputils-ping netbase
+)
+PROXY_PACKAGES=(iptables conntrack ipset kmod)
+
+# ---------------------------------------------------------------- helpers
+
+# mkkey PREFIX INPUT...: "PREFIX-<hash of inputs>" (inputs as for hash_of).
+mkkey() {
+  local prefix="$1"
+  shift
+  printf '%s-%s' "${prefix}" "$(hash_of "$@")"
+}
+
+# stamp_of DIR: the key of a complete entry (input to dependents' keys).
+stamp_of() {
+  cat "$1/${E2E_STAMP}"
+}
+
+debian_mirror() {
+  if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
+    echo "${DEBIAN_MIRROR}"
+    return
+  fi
+  local uri
+  uri="$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+    awk '/^URIs:/ && $2 ~ /debian\/?$/ {print $2; exit}')"
+  if [[ -z "${uri}" ]]; then
+    uri="$(awk '$1 == "deb" && $3 == "'"${DEBIAN_SUITE}"'" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)"
+  fi
+  echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# image_id NAME: Docker's id of an image, empty when absent.
+image_id() {
+  docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true
+}
+
+# Entries that describe a Docker image keep its id in DIR/image-id; they are
+# valid only while Docker still has that image under DIR/image-name.
+docker_image_entry_valid() {
+  [[ -f "$1/image-id" && -f "$1/image-name" ]] || return 1
+  [[ "$(image_id "$(cat "$1/image-name")")" == "$(cat "$1/image-id")" ]]
+}
+
+# record_image DIR NAME: remembers NAME's id in the entry.
+record_image() {
+  printf '%s' "$2" >"$1/image-name"
+  image_id "$2" >"$1/image-id"
+  [[ -s "$1/image-id" ]] || die "image $2 vanished"
+}
+
+# remove_images NAME...: drops tags (best effort).
+remove_images() {
+  docker rmi "$@" >/dev/null 2>&1 || true
+}
+
+# minimal_root DIR: what static-binary images need besides the binary.
+minimal_root() {
+  mkdir -p "$1/etc" "$1/tmp" "$1/usr/local/bin"
+  chmod 1777 "$1/tmp"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' >"$1/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$1/etc/group"
+  printf 'hosts: files dns\n' >"$1/etc/nsswitch.conf"
+}
+
+# import_dir DIR NAME CHANGE...: docker import of DIR's content as NAME.
+import_dir() {
+  local dir="$1" name="$2"
+  shift 2
+  local changes=() c
+  for c in "$@"; do
+    changes+=(--change "${c}")
+  done
+  tar -C "${dir}" --numeric-owner --owner=0 --group=0 --sort=name --mtime=@0 -cf - . |
+    docker import "${changes[@]}" - "${name}" >/dev/null
+}
+
+# save_images OUT_TAR NAME...: docker-archive holding the given tags.
+save_images() {
+  local out="$1"
+  shift
+  docker save -o "${out}.part" "$@"
+  mv -f "${out}.part" "${out}"
+}
+
+# go_module_build OUT BIN PKG MODULE VERSION [TAGS [MAINFILE]]: builds PKG
+# (a main package of MODULE@VERSION, or MAINFILE placed in a scratch module
+# that requires MODULE@VERSION) to OUT/BIN.
+go_module_build() {
+  local out="$1" bin="$2" pkg="$3" module="$4" version="$5" tags="${6:-}" mainfile="${7:-}"
+  local work="${out}/.work"
+  go_scratch_module "${work}" kindupgrade.local/e2e/build
+  printf '\nrequire %s %s\n' "${module}" "${version}" >>"${work}/go.mod"
+  if [[ -n "${mainfile}" ]]; then
+    cp "${mainfile}" "${work}/main.go"
+    pkg=.
+  else
+    printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "${pkg}" >"${work}/tools.go"
+  fi
+  (cd "${work}" && go mod tidy && go build -trimpath -tags "${tags}" -ldflags "-s -w" -o "${out}/${bin}" "${pkg}")
+  rm -rf "${work}"
+}
+
+# ------------------------------------------------------------ binaries
+
+build_etcd() {
+  go_module_build "$1" etcd go.etcd.io/etcd/server/v3 go.etcd.io/etcd/server/v3 "v$2"
+  "$1/etcd" --version | grep -q "etcd Version: $2" || die "etcd reports a different version"
+}
+
+build_coredns() {
+  go_module_build "$1" coredns . github.com/coredns/coredns "$2" e2e_coredns "${E2E_DIR}/coredns/main.go"
+  "$1/coredns" -version | grep -q "CoreDNS-${2#v}" || die "coredns reports a different version"
+}
+
+build_crictl() {
+  go_module_build "$1" crictl sigs.k8s.io/cri-tools/cmd/crictl sigs.k8s.io/cri-tools "$2"
+}
+
+# build_helpers OUT: pause and canary, from this repository.
+build_helpers() {
+  (cd "${E2E_DIR}" && go build -trimpath -ldflags "-s -w" -o "$1/" ./pause ./canary)
+}
+
+# -------------------------------------------------------- root file systems
+
+# build_rootfs OUT PACKAGES: a debootstrapped Debian tree as OUT/rootfs.tar.
+build_rootfs() {
+  local out="$1" packages="$2"
+  command -v debootstrap >/dev/null || {
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+  }
+  local root="${out}/root" mirror
+  mirror="$(debian_mirror)"
+  mkdir -p "${E2E_CACHE}/debs"
+  log "debootstrap ${DEBIAN_SUITE} from ${mirror}: ${packages}"
+  with_lock debs debootstrap --variant=minbase --include="${packages}" \
+    --cache-dir="${E2E_CACHE}/debs" "${DEBIAN_SUITE}" "${root}" "${mirror}" >"${out}/debootstrap.log" 2>&1 ||
+    {
+      tail -n 30 "${out}/debootstrap.log" >&2
+      return 1
+    }
+  chroot "${root}" apt-get clean
+  rm -rf "${root}"/var/lib/apt/lists/* "${root}"/var/cache/apt/*.bin \
+    "${root}"/usr/share/doc/* "${root}"/usr/share/man/* "${root}"/usr/share/info/* \
+    "${root}"/var/log/*.log "${root}"/var/log/apt/* "${root}"/tmp/* "${root}"/run/*
+  find "${root}/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} + 2>/dev/null || true
+  # Fresh identity per container: empty machine-id, no dbus copy of it.
+  : >"${root}/etc/machine-id"
+  rm -f "${root}/var/lib/dbus/machine-id"
+  if [[ -d "${root}/usr/lib/cni" ]]; then
+    mkdir -p "${root}/opt/cni/bin"
+    cp -a "${root}"/usr/lib/cni/. "${root}/opt/cni/bin/"
+  fi
+  tar -C "${root}" --numeric-owner --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' \
+    -cf "${out}/rootfs.tar.part" .
+  mv "${out}/rootfs.tar.part" "${out}/rootfs.tar"
+  rm -rf "${root}"
+}
+
+# ------------------------------------------------------------ base images
+
+# build_base_image OUT ROOTFS_DIR: the kind-compatible base (systemd,
+# containerd, our entrypoint and units), no Kubernetes bits.
+build_base_image() {
+  local out="$1" rootfs="$2"
+  local name="kind-upgrade-e2e/base:${DEBIAN_SUITE}" tmp_name="kind-upgrade-e2e/base-rootfs:build-$$"
+  docker import - "${tmp_name}" <"${rootfs}/rootfs.tar" >/dev/null
+  local ctx="${out}/.ctx"
+  local o="${ctx}/overlay"
+  mkdir -p "${o}/usr/local/bin" "${o}/etc/systemd/system/kubelet.service.d" \
+    "${o}/etc/systemd/system/multi-user.target.wants" "${o}/etc/containerd" "${o}/kind/manifests"
+  install -m 0755 "${E2E_DIR}/node/entrypoint.sh" "${o}/usr/local/bin/entrypoint"
+  install -m 0644 "${E2E_DIR}/node/kubelet.service" "${o}/etc/systemd/system/kubelet.service"
+  install -m 0644 "${E2E_DIR}/node/10-kubeadm.conf" "${o}/etc/systemd/system/kubelet.service.d/10-kubeadm.conf"
+  install -m 0644 "${E2E_DIR}/node/containerd-config.toml" "${o}/etc/containerd/config.toml"
+  install -m 0644 "${E2E_DIR}/node/default-storage.yaml" "${o}/kind/manifests/default-storage.yaml"
+  install -m 0644 "${E2E_DIR}/node/default-cni.yaml" "${o}/kind/manifests/default-cni.yaml"
+  printf 'runtime-endpoint: unix:///run/containerd/containerd.sock\nimage-endpoint: unix:///run/containerd/containerd.sock\ntimeout: 30\n' \
+    >"${o}/etc/crictl.yaml"
+  ln -s /etc/systemd/system/kubelet.service "${o}/etc/systemd/system/multi-user.target.wants/kubelet.service"
+  ln -s /lib/systemd/system/containerd.service "${o}/etc/systemd/system/multi-user.target.wants/containerd.service"
+  # Units that make no sense in a container.
+  local unit
+  for unit in getty.target console-getty.service systemd-udevd.service systemd-udev-trigger.service \
+    systemd-modules-load.service systemd-remount-fs.service systemd-firstboot.service \
+    sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount dev-hugepages.mount \
+    systemd-journald-audit.socket apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
+    fstrim.timer systemd-hwdb-update.service; do
+    ln -sf /dev/null "${o}/etc/systemd/system/${unit}"
+  done
+  cat >"${ctx}/Dockerfile" <<EOF
+FROM ${tmp_name}
+COPY overlay/ /
+ENV container=docker
+STOPSIGNAL SIGRTMIN+3
+LABEL ${KEY_LABEL}="$(basename "${out}")"
+ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]
+EOF
+  docker build -q --force-rm -t "${name}" "${ctx}" >/dev/null
+  remove_images "${tmp_name}"
+  rm -rf "${ctx}"
+  record_image "${out}" "${name}"
+}
+build_base_image_valid() { docker_image_entry_valid "$1"; }
+
+build_proxy_base_image() {
+  local out="$1" rootfs="$2" name="kind-upgrade-e2e/proxy-base:${DEBIAN_SUITE}"
+  docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    - "${name}" <"${rootfs}/rootfs.tar" >/dev/null
+  record_image "${out}" "${name}"
+}
+build_proxy_base_image_valid() { docker_image_entry_valid "$1"; }
+
+# ------------------------------------------------------------ image archives
+
+# build_static_image_tar OUT BIN_PATH ENTRYPOINT_JSON CMD_JSON NAME...:
+# OUT/image.tar with an image holding only BIN_PATH (at /usr/local/bin and
+# linked from /), tagged NAME...
+build_static_image_tar() {
+  local out="$1" bin="$2" entrypoint="$3" cmd="$4"
+  shift 4
+  local root="${out}/.root" base
+  base="$(basename "${bin}")"
+  minimal_root "${root}"
+  install -m 0755 "${bin}" "${root}/usr/local/bin/${base}"
+  ln -s "usr/local/bin/${base}" "${root}/${base}"
+  import_dir "${root}" "$1" \
+    'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
+    "ENTRYPOINT ${entrypoint}" \
+    "CMD ${cmd}"
+  rm -rf "${root}"
+  local n
+  for n in "${@:2}"; do
+    docker tag "$1" "${n}"
+  done
+  save_images "${out}/image.tar" "$@"
+  printf '%s\n' "$@" >"${out}/image-names"
+  remove_images "$@"
+}
+
+# build_kube_proxy_tar OUT BIN_DIR NAME: kube-proxy on the Debian proxy base
+# (iptables, conntrack), its iptables commands picking the host's backend.
+build_kube_proxy_tar() {
+  local out="$1" bin="$2" name="$3"
+  local ctx="${out}/.ctx"
+  mkdir -p "${ctx}/files/usr/local/bin" "${ctx}/files/usr/local/sbin" "${ctx}/files/usr/sbin"
+  install -m 0755 "${bin}/kube-proxy" "${ctx}/files/usr/local/bin/kube-proxy"
+  install -m 0755 "${E2E_DIR}/kube-proxy/iptables-auto.sh" "${ctx}/files/usr/local/sbin/iptables-auto"
+  local c
+  for c in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
+    ln -s /usr/local/sbin/iptables-auto "${ctx}/files/usr/sbin/${c}"
+  done
+  cat >"${ctx}/Dockerfile" <<EOF
+FROM kind-upgrade-e2e/proxy-base:${DEBIAN_SUITE}
+COPY files/ /
+ENTRYPOINT ["/usr/local/bin/kube-proxy"]
+EOF
+  docker build -q --force-rm -t "${name}" "${ctx}" >/dev/null
+  rm -rf "${ctx}"
+  save_images "${out}/image.tar" "${name}"
+  printf '%s\n' "${name}" >"${out}/image-names"
+  remove_images "${name}"
+}
+
+# ------------------------------------------------------------ node image
+
+# node_exec NAME CMD...: runs CMD in the node build container.
+node_exec() {
+  local name="$1"
+  shift
+  docker exec "${name}" "$@"
+}
+
+# build_node_image OUT VERSION KUBE_DIR CRICTL_DIR BASE_IMAGE PAUSE_IMAGE TAR...
+build_node_image() {
+  local out="$1" version="$2" kube="$3" crictl="$4" base="$5" pause="$6"
+  shift 6
+  local image="${NODE_IMAGE_REPO}:${version}"
+  local name="${BUILD_CONTAINER_PREFIX}node-${version}"
+  # A container of this name can only be a leftover of an interrupted run:
+  # building this entry is serialized by its lock.
+  docker rm -f "${name}" >/dev/null 2>&1 || true
+
+  local stage="${out}/.stage"
+  mkdir -p "${stage}/usr/bin" "${stage}/usr/local/bin" "${stage}/kind" "${stage}/etc/containerd"
+  local b
+  for b in kubeadm kubelet kubectl; do
+    install -m 0755 "${kube}/${b}" "${stage}/usr/bin/${b}"
+  done
+  install -m 0755 "${crictl}/crictl" "${stage}/usr/local/bin/crictl"
+  printf '%s\n' "${version}" >"${stage}/kind/version"
+  sed "s|@SANDBOX_IMAGE@|${pause}|" "${E2E_DIR}/node/containerd-config.toml" >"${stage}/etc/containerd/config.toml"
+
+  docker run -d --privileged --name "${name}" --entrypoint /usr/bin/sleep "${base}" infinity >/dev/null
+  tar -C "${stage}" --numeric-owner --owner=0 --group=0 -cf - usr kind etc | docker cp - "${name}:/"
+  rm -rf "${stage}"
+
+  # A private containerd (content store only: overlay on overlay cannot
+  # unpack; the CRI unpacks on first use) to import the archives.
+  # shellcheck disable=SC2016 # expanded by the node's shell
+  docker exec -d "${name}" sh -c 'echo $$ >/run/e2e-containerd.pid; exec containerd >/run/e2e-containerd.log 2>&1'
+  local deadline=$((SECONDS + 60))
+  until node_exec "${name}" ctr version >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || {
+      node_exec "${name}" cat /run/e2e-containerd.log >&2 || true
+      die "containerd did not start in ${name}"
+    }
+    sleep 0.5
+  done
+  local tar
+  for tar in "$@"; do
+    log "preloading $(basename "$(dirname "${tar}")") into ${image}"
+    docker exec -i "${name}" ctr -n k8s.io images import --no-unpack --all-platforms - <"${tar}" >/dev/null
+  done
+  # shellcheck disable=SC2016 # expanded by the node's shell
+  node_exec "${name}" sh -c 'kill "$(cat /run/e2e-containerd.pid)"; while kill -0 "$(cat /run/e2e-containerd.pid)" 2>/dev/null; do sleep 0.2; done'
+  node_exec "${name}" sh -c 'rm -rf /run/containerd /run/e2e-containerd.* /tmp/* && : >/etc/machine-id'
+
+  docker commit \
+    --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
+    --change 'CMD []' \
+    --change "LABEL ${KEY_LABEL}=$(basename "${out}")" \
+    "${name}" "${image}" >/dev/null
+  docker rm -f "${name}" >/dev/null
+  record_image "${out}" "${image}"
+}
+build_node_image_valid() { docker_image_entry_valid "$1"; }
+
+# ------------------------------------------------------- upgrade artifacts
+
+# link_or_copy SRC DST: hard link when possible (entries are immutable).
+link_or_copy() {
+  ln -f "$1" "$2" 2>/dev/null || cp "$1" "$2"
+}
+
+# build_image_dir OUT VERSION KUBE_DIR CP_TAR_DIRS(4, space separated) ETCD COREDNS PAUSE
+# Lays out what `kind alpha upgrade --image-dir` gets.
+build_image_dir() {
+  local out="$1" version="$2" kube="$3" cp_dirs="$4" etcd="$5" coredns="$6" pause="$7"
+  local bin="${out}/kubernetes/server/bin"
+  mkdir -p "${bin}"
+  local b
+  for b in kubeadm kubelet kubectl; do
+    link_or_copy "${kube}/${b}" "${bin}/${b}"
+  done
+  local d comp
+  for d in ${cp_dirs}; do
+    comp="$(sed -n '1s|^registry\.k8s\.io/\(.*\)-amd64:.*$|\1|p' "${d}/image-names")"
+    [[ -n "${comp}" ]] || die "unexpected image name in ${d}"
+    link_or_copy "${d}/image.tar" "${bin}/${comp}.tar"
+    printf '%s' "${version}" >"${bin}/${comp}.docker_tag"
+  done
+  link_or_copy "${etcd}/image.tar" "${out}/etcd.tar"
+  link_or_copy "${coredns}/image.tar" "${out}/coredns.tar"
+  link_or_copy "${pause}/image.tar" "${out}/pause.tar"
+}
+
+# ---------------------------------------------------------------- main
+
+# images_for VERSION: kubeadm's image list for VERSION (one per line).
+images_for() {
+  "${E2E_CACHE}/bin/kubernetes/$1/kubeadm" config images list --kubernetes-version "$1" 2>/dev/null
+}
+
+# image_of LIST COMPONENT: the tag of registry.k8s.io/COMPONENT in LIST.
+tag_of() {
+  sed -n "s|^registry\.k8s\.io/$2:\(.*\)$|\1|p" <<<"$1" | head -n 1
+}
+
+# ensure_static_image OUT_VAR BIN ENTRYPOINT CMD NAME...: cached image tar.
+ensure_static_image() {
+  local var="$1" bin="$2" entrypoint="$3" cmd="$4"
+  shift 4
+  local entry_name key
+  entry_name="$(sed 's|^registry\.k8s\.io/||; s|/|_|g; s|:|_|' <<<"$1")"
+  key="$(mkkey "${entry_name}" "=$(declare -f build_static_image_tar minimal_root import_dir save_images)" \
+    "=$(stamp_of "$(dirname "${bin}")")" "=${entrypoint} ${cmd} $*")"
+  local path
+  path="$(cached images "${entry_name}" "${key}" build_static_image_tar "${bin}" "${entrypoint}" "${cmd}" "$@")"
+  printf -v "${var}" '%s' "${path}"
+}
+
+# version_images VERSION SUFFIX: builds the image archives VERSION needs
+# (control-plane names get SUFFIX, e.g. -amd64) and sets the globals
+# CP_DIRS (apiserver, controller-manager, scheduler, proxy), ETCD_DIR,
+# COREDNS_DIR, PAUSE_DIR, PAUSE_IMAGE.
+version_images() {
+  local version="$1" suffix="$2"
+  local kube="${E2E_CACHE}/bin/kubernetes/${version}"
+  local list
+  list="$(images_for "${version}")"
+  [[ -n "${list}" ]] || die "kubeadm ${version} lists no images"
+  local etcd_tag coredns_tag pause_tag
+  etcd_tag="$(tag_of "${list}" etcd)"
+  coredns_tag="$(tag_of "${list}" coredns/coredns)"
+  pause_tag="$(tag_of "${list}" pause)"
+  [[ -n "${etcd_tag}" && -n "${coredns_tag}" && -n "${pause_tag}" ]] || die "cannot parse kubeadm's image list: ${list}"
+  log "${version}: etcd ${etcd_tag}, coredns ${coredns_tag}, pause ${pause_tag}"
+
+  local etcd_ver="${etcd_tag%-*}" d built=""
+  d="$(cached bin/etcd "${etcd_ver}" "$(mkkey "${etcd_ver}" "=$(declare -f build_etcd go_module_build)" "=$(go env GOVERSION)")" build_etcd "${etcd_ver}")"
+  ensure_static_image ETCD_DIR "${d}/etcd" '["/usr/local/bin/etcd"]' '[]' "registry.k8s.io/etcd:${etcd_tag}"
+
+  d="$(cached bin/coredns "${coredns_tag}" "$(mkkey "${coredns_tag}" "=$(declare -f build_coredns go_module_build)" "${E2E_DIR}/coredns/main.go" "=$(go env GOVERSION)")" build_coredns "${coredns_tag}")"
+  ensure_static_image COREDNS_DIR "${d}/coredns" '["/coredns"]' '[]' "registry.k8s.io/coredns/coredns:${coredns_tag}"
+
+  ensure_static_image PAUSE_DIR "${HELPERS_DIR}/pause" '["/pause"]' '[]' "registry.k8s.io/pause:${pause_tag}"
+  PAUSE_IMAGE="registry.k8s.io/pause:${pause_tag}"
+
+  CP_DIRS=""
+  local c out
+  for c in kube-apiserver kube-controller-manager kube-scheduler; do
+    ensure_static_image out "${kube}/${c}" "[\"/usr/local/bin/${c}\"]" '[]' "registry.k8s.io/${c}${suffix}:${version}"
+    CP_DIRS+="${out} "
+  done
+  local pname="registry.k8s.io/kube-proxy${suffix}:${version}"
+  local pentry="kube-proxy${suffix}_${version}"
+  out="$(cached images "${pentry}" "$(mkkey "${pentry}" "=$(declare -f build_kube_proxy_tar save_images)" \
+    "${E2E_DIR}/kube-proxy/iptables-auto.sh" "=$(stamp_of "${kube}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
+    build_kube_proxy_tar "${kube}" "${pname}")"
+  CP_DIRS+="${out}"
+
+  # Cross-check: every image kubeadm wants is among what was built.
+  local built want
+  for d in ${CP_DIRS} "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}"; do
+    built+="$(sed "s|${suffix}:|:|" "${d}/image-names")"$'\n'
+  done
+  while read -r want; do
+    grep -qxF "${want}" <<<"${built}" || die "kubeadm ${version} wants ${want}, which was not built"
+  done <<<"${list}"
+}
+
+ensure_canary() {
+  CANARY_DIR="$(cached images canary_v1 "$(mkkey canary-v1 "=$(declare -f build_static_image_tar minimal_root import_dir save_images)" "=$(stamp_of "${HELPERS_DIR}")")" \
+    build_static_image_tar "${HELPERS_DIR}/canary" '["/canary"]' '["serve"]' "${CANARY_IMAGE}")"
+  # The tests may also want it in Docker (kind load docker-image).
+  if [[ -z "$(image_id "${CANARY_IMAGE}")" ]]; then
+    docker load -i "${CANARY_DIR}/image.tar" >/dev/null
+  fi
+}
+
+main() {
+  [[ "$(id -u)" == 0 ]] || die "must run as root (debootstrap, Docker)"
+  local start=${SECONDS}
+  "${E2E_DIR}/docker-setup.sh"
+  mkdir -p "${E2E_CACHE}"
+  log "cache: ${E2E_CACHE}"
+
+  # Kubernetes first: by far the longest build.
+  local v
+  for v in "${E2E_NODE_VERSION}" "${E2E_UPGRADE_VERSION}"; do
+    cached bin/kubernetes "${v}" "$(kubernetes_key "${v}")" build_kubernetes "${v}" >/dev/null
+  done
+  local kube_node="${E2E_CACHE}/bin/kubernetes/${E2E_NODE_VERSION}"
+  local kube_up="${E2E_CACHE}/bin/kubernetes/${E2E_UPGRADE_VERSION}"
+
+  HELPERS_DIR="$(cached bin helpers "$(mkkey helpers "=$(declare -f build_helpers)" "${E2E_DIR}/pause/main.go" "${E2E_DIR}/canary/main.go" "${E2E_DIR}/go.mod" "=$(go env GOVERSION)")" build_helpers)"
+  local crictl
+  crictl="$(cached bin/crictl "${CRICTL_VERSION}" "$(mkkey "${CRICTL_VERSION}" "=$(declare -f build_crictl go_module_build)" "=$(go env GOVERSION)")" build_crictl "${CRICTL_VERSION}")"
+
+  local node_rootfs proxy_rootfs
+  node_rootfs="$(cached rootfs "node-${DEBIAN_SUITE}" "$(mkkey "node-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${NODE_PACKAGES[*]}")" \
+    build_rootfs "$(
+      IFS=,
+      echo "${NODE_PACKAGES[*]}"
+    )")"
+  proxy_rootfs="$(cached rootfs "proxy-${DEBIAN_SUITE}" "$(mkkey "proxy-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${PROXY_PACKAGES[*]}")" \
+    build_rootfs "$(
+      IFS=,
+      echo "${PROXY_PACKAGES[*]}"
+    )")"
+  PROXY_BASE_DIR="$(cached images proxy-base "$(mkkey proxy-base "=$(declare -f build_proxy_base_image)" "=$(stamp_of "${proxy_rootfs}")")" \
+    build_proxy_base_image "${proxy_rootfs}")"
+  local base_dir
+  base_dir="$(cached images base "$(mkkey base "=$(declare -f build_base_image)" "=$(stamp_of "${node_rootfs}")" \
+    "${E2E_DIR}"/node/entrypoint.sh "${E2E_DIR}"/node/kubelet.service "${E2E_DIR}"/node/10-kubeadm.conf \
+    "${E2E_DIR}"/node/containerd-config.toml "${E2E_DIR}"/node/default-storage.yaml "${E2E_DIR}"/node/default-cni.yaml)" \
+    build_base_image "${node_rootfs}")"
+
+  ensure_canary
+
+  # Node image: every image kubeadm at the node version needs, preloaded.
+  version_images "${E2E_NODE_VERSION}" ""
+  local tars=() d
+  for d in ${CP_DIRS} "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}" "${CANARY_DIR}"; do
+    tars+=("${d}/image.tar")
+  done
+  local node_key_inputs=("=$(declare -f build_node_image)" "=$(stamp_of "${base_dir}")" "=$(stamp_of "${kube_node}")"
+    "=$(stamp_of "${crictl}")" "=${PAUSE_IMAGE}")
+  for d in "${tars[@]}"; do
+    node_key_inputs+=("=$(stamp_of "$(dirname "${d}")")")
+  done
+  local node_dir
+  node_dir="$(cached images "node-${E2E_NODE_VERSION}" "$(mkkey "node-${E2E_NODE_VERSION}" "${node_key_inputs[@]}")" \
+    build_node_image "${E2E_NODE_VERSION}" "${kube_node}" "${crictl}" "$(cat "${base_dir}/image-name")" "${PAUSE_IMAGE}" "${tars[@]}")"
+
+  # The folder a user would bring for the upgrade.
+  version_images "${E2E_UPGRADE_VERSION}" "-amd64"
+  local dir_inputs=("=$(declare -f build_image_dir)" "=$(stamp_of "${kube_up}")") x
+  for x in ${CP_DIRS} "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}"; do
+    dir_inputs+=("=$(stamp_of "${x}")")
+  done
+  local image_dir
+  image_dir="$(cached artifacts "${E2E_UPGRADE_VERSION}" "$(mkkey "${E2E_UPGRADE_VERSION}" "${dir_inputs[@]}")" \
+    build_image_dir "${E2E_UPGRADE_VERSION}" "${kube_up}" "${CP_DIRS}" "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}")"
+
+  log "done in $((SECONDS - start))s"
+  printf 'NODE_IMAGE=%s\n' "$(cat "${node_dir}/image-name")"
+  printf 'NODE_VERSION=%s\n' "${E2E_NODE_VERSION}"
+  printf 'UPGRADE_VERSION=%s\n' "${E2E_UPGRADE_VERSION}"
+  printf 'IMAGE_DIR=%s\n' "${image_dir}"
+  printf 'CANARY_IMAGE=%s\n' "${CANARY_IMAGE}"
+  printf 'CANARY_TAR=%s\n' "${CANARY_DIR}/image.tar"
+  printf 'KUBECTL=%s\n' "${kube_node}/kubectl"
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main "$@"
+fi
