@@ -19,6 +19,7 @@ package cluster
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
@@ -163,6 +164,13 @@ func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) err
 		if err := o.apply(&opts); err != nil {
 			return err
 		}
+	}
+	// user input first, before asking the container runtime anything
+	if opts.ImageDir == "" {
+		return errors.New("--image-dir is required: a folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images")
+	}
+	if _, err := os.Stat(opts.ImageDir); err != nil {
+		return errors.Wrap(err, "invalid --image-dir")
 	}
 	clusters, err := p.List()
 	if err != nil {

@@ -52,16 +52,23 @@ func WriteFile(n nodes.Node, dest string, mode os.FileMode, r io.Reader) error {
 	return nil
 }
 
+// existsScript prints whether $1 exists; unlike `test -e` it tells "no"
+// apart from a failure to run anything at all.
+const existsScript = `if [ -e "$1" ]; then echo yes; else echo no; fi`
+
 // Exists reports whether p exists on the node.
 func Exists(n nodes.Node, p string) (bool, error) {
-	err := n.Command("test", "-e", p).Run()
-	if err == nil {
-		return true, nil
+	out, err := exec.Output(n.Command("sh", "-c", existsScript, "sh", p))
+	if err != nil {
+		return false, errors.Wrapf(err, "failed to check for %s on %s", p, n)
 	}
-	if code, ok := ExitCode(err); ok && code == 1 {
+	switch strings.TrimSpace(string(out)) {
+	case "yes":
+		return true, nil
+	case "no":
 		return false, nil
 	}
-	return false, errors.Wrapf(err, "failed to check for %s on %s", p, n)
+	return false, errors.Errorf("failed to check for %s on %s: unexpected output %q", p, n, out)
 }
 
 // ReadFile returns the content of p on the node, and false when p does not

@@ -110,7 +110,9 @@ type Options struct {
 	// Settle is how long a control-plane node's pods must stay Ready after
 	// its kubelet restarted.
 	Settle time.Duration
-	Logger log.Logger
+	// PollInterval is how often waits look again (default 1s).
+	PollInterval time.Duration
+	Logger       log.Logger
 	// Out receives results: the dry-run plan and JSON events.
 	Out io.Writer
 	// JSON writes one JSON event per line to Out.
@@ -134,6 +136,9 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	}
 	if opts.Out == nil {
 		opts.Out = io.Discard
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
@@ -164,6 +169,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 			IgnorePreflightErrors: opts.IgnorePreflightErrors,
 			DryRun:                opts.DryRun,
 			Settle:                opts.Settle,
+			PollInterval:          opts.PollInterval,
 		},
 	}
 	skipped := map[string]bool{}

@@ -48,6 +48,8 @@ type Options struct {
 	IgnorePreflightErrors []string
 	// DryRun stops after preflight.
 	DryRun bool
+	// PollInterval is how often waits look again.
+	PollInterval time.Duration
 	// Settle is how long a control-plane node's pods must stay Ready after
 	// its kubelet restarted before the next node is touched.
 	Settle time.Duration

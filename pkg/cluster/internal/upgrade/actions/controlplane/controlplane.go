@@ -21,8 +21,6 @@ limitations under the License.
 package controlplane
 
 import (
-	"time"
-
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 
@@ -32,9 +30,6 @@ import (
 
 // Phase is this phase's name.
 const Phase = "control-plane"
-
-// pollInterval is how often waits look again.
-const pollInterval = time.Second
 
 type action struct{}
 
@@ -115,7 +110,7 @@ func kubeadm(ctx *actions.Context, n nodes.Node, args ...string) error {
 // Ready, and the API server answers /readyz. Errors on the way (the API
 // server restarting, the node authorizer catching up) are waited out.
 func WaitForControlPlane(ctx *actions.Context, n nodes.Node) error {
-	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String(), func() (bool, error) {
+	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String(), func() (bool, error) {
 		err := CheckControlPlane(ctx, n)
 		return err == nil, err
 	})

@@ -39,13 +39,17 @@ import (
 const Phase = "kubelets"
 
 // DrainedAnnotation marks a node this command cordoned, so that only those
-// are uncordoned (a node the user cordoned stays cordoned).
-const DrainedAnnotation = "kind-upgrade.x-k8s.io/cordoned-for"
+// are uncordoned (a node the user cordoned stays cordoned). Its value is
+// "cordoned" while the drain runs and "drained" once it succeeded.
+const DrainedAnnotation = "kind-upgrade.x-k8s.io/cordoned-by-upgrade"
+
+const (
+	cordoned = "cordoned"
+	drained  = "drained"
+)
 
 // BinDir is where kind nodes keep kubeadm, kubelet and kubectl.
 const BinDir = "/usr/bin"
-
-const pollInterval = time.Second
 
 type action struct{}
 
@@ -190,6 +194,9 @@ func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 	if self.KubeletVersion == ctx.State.Target {
 		return true, "the kubelet already runs " + ctx.State.Target, nil
 	}
+	if self.Annotations[DrainedAnnotation] == drained {
+		return true, "already drained", nil
+	}
 	if !others {
 		ctx.Logger.V(0).Infof("Not draining %s: no other node can take its pods; they keep running while the kubelet restarts", n)
 		return true, "no other node can take its pods", nil
@@ -205,12 +212,18 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 	if err != nil {
 		return err
 	}
-	if !kn.Unschedulable {
-		if err := client.Run(ctx.Ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+ctx.State.Target); err != nil {
-			return err
-		}
+	_, ours := kn.Annotations[DrainedAnnotation]
+	if kn.Unschedulable && !ours {
+		// the user cordoned it: drain, but leave it cordoned afterwards
+		return client.Run(ctx.Ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String())
 	}
-	return client.Run(ctx.Ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String())
+	if err := client.Run(ctx.Ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+cordoned); err != nil {
+		return err
+	}
+	if err := client.Run(ctx.Ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String()); err != nil {
+		return err
+	}
+	return client.Run(ctx.Ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+drained)
 }
 
 // staleBinaries lists the binaries in BinDir that differ from the staged
@@ -238,7 +251,7 @@ func staleBinaries(n nodes.Node, st *actions.State) ([]string, error) {
 }
 
 func waitForNode(ctx *actions.Context, n nodes.Node) error {
-	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
+	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
 		kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
 		if err != nil {
 			return false, err
@@ -258,7 +271,7 @@ func waitForNode(ctx *actions.Context, n nodes.Node) error {
 // once more a few seconds after it starts.
 func waitSettled(ctx *actions.Context, n nodes.Node) error {
 	var since time.Time
-	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String()+" to settle", func() (bool, error) {
+	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String()+" to settle", func() (bool, error) {
 		if err := controlplane.CheckControlPlane(ctx, n); err != nil {
 			since = time.Time{}
 			return false, err

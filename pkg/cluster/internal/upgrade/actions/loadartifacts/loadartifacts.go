@@ -91,7 +91,24 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 			Run: func() error { return importImages(ctx, n, info.Load) },
 		},
+		{
+			// always: cheap, and an interrupted import may have left
+			// images unpinned
+			Name: "pinning the target's images",
+			Run:  func() error { return pin(ctx, n, info.Needed) },
+		},
 	}
+}
+
+// pin keeps the kubelet's image garbage collection away from images.
+func pin(ctx *actions.Context, n nodes.Node, images []string) error {
+	for _, image := range images {
+		target := plan.Normalize(image)
+		if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "label", target, PinnedLabel).Run(); err != nil {
+			return errors.Wrapf(err, "failed to pin %s on node %q", target, n)
+		}
+	}
+	return nil
 }
 
 // unstaged returns the binaries not yet staged on n. Staged files are
@@ -169,7 +186,7 @@ func ParseBinaryVersion(out string) (string, error) {
 }
 
 // importImages streams archives into the node's containerd, then gives
-// each image the name kubeadm expects and pins it.
+// each image the name kubeadm expects.
 func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact) error {
 	out, err := exec.Output(n.CommandContext(ctx.Ctx, "containerd", "config", "dump"))
 	if err != nil {
@@ -194,13 +211,11 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 			}
 			for _, img := range a.Images {
 				ref, target := plan.Normalize(img.Ref), plan.Normalize(img.Target)
-				if ref != target {
-					if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "tag", "--force", ref, target).Run(); err != nil {
-						return errors.Wrapf(err, "failed to tag %s as %s on node %q", ref, target, n)
-					}
+				if ref == target {
+					continue
 				}
-				if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "label", target, PinnedLabel).Run(); err != nil {
-					return errors.Wrapf(err, "failed to pin %s on node %q", target, n)
+				if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "tag", "--force", ref, target).Run(); err != nil {
+					return errors.Wrapf(err, "failed to tag %s as %s on node %q", ref, target, n)
 				}
 			}
 			return nil

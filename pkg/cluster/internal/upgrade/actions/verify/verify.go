@@ -21,7 +21,6 @@ package verify
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"sigs.k8s.io/kind/pkg/errors"
 
@@ -32,8 +31,6 @@ import (
 
 // Phase is this phase's name.
 const Phase = "verify"
-
-const pollInterval = time.Second
 
 type action struct {
 	checkNodes bool
@@ -59,7 +56,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 }
 
 func checkServerVersion(ctx *actions.Context) error {
-	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "the API server to report "+ctx.State.Target, func() (bool, error) {
+	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "the API server to report "+ctx.State.Target, func() (bool, error) {
 		got, err := ctx.Kube().ServerVersion(ctx.Ctx)
 		if err != nil {
 			return false, err
@@ -111,7 +108,7 @@ func checkNodes(ctx *actions.Context) error {
 }
 
 func checkWorkloads(ctx *actions.Context) error {
-	return nodeutils.WaitFor(ctx.Ctx, pollInterval, ctx.Options.Wait, "kube-system DaemonSets and Deployments to be available", func() (bool, error) {
+	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "kube-system DaemonSets and Deployments to be available", func() (bool, error) {
 		list, err := ctx.Kube().Workloads(ctx.Ctx, "kube-system")
 		if err != nil {
 			return false, err

@@ -1,0 +1,291 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakenode
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/kind/pkg/cluster/constants"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/exec"
+)
+
+// File is a simulated file.
+type File struct {
+	Content []byte
+	Mode    uint32
+}
+
+// Node is a simulated kind node. Its exported fields are its state; lock
+// the Cluster to read them while commands may run.
+type Node struct {
+	cluster *Cluster
+
+	Name     string
+	NodeRole string
+	Machine  string // `uname -m`
+	Running  bool
+	Files    map[string]*File
+	// Images in containerd's k8s.io namespace (normalized refs) and
+	// whether each is pinned.
+	Images map[string]bool
+	// KubeletVersion is the version of the running kubelet (what the API
+	// reports); empty while the kubelet is stopped.
+	KubeletVersion string
+	Ready          bool
+	Unschedulable  bool
+	NoSchedule     bool
+	Annotations    map[string]string
+	// DiskFreeKB is what df reports as available.
+	DiskFreeKB int64
+	// Evicted counts drains that evicted pods.
+	Evicted int
+}
+
+// Call is one recorded command.
+type Call struct {
+	Seq  int
+	Node string
+	// About is the node a kubectl command acts on (drain X), else Node.
+	About string
+	Argv  []string
+	// Stdin is the sha256 of what the command read on stdin, if anything.
+	Stdin string
+	Err   bool
+}
+
+// Key identifies a call by node, argv and stdin.
+func (c Call) Key() string {
+	return c.Node + "\x00" + strings.Join(c.Argv, "\x00") + "\x00" + c.Stdin
+}
+
+// String prints the call.
+func (c Call) String() string {
+	return c.Node + ": " + strings.Join(c.Argv, " ")
+}
+
+// Cluster is a simulated kind cluster.
+type Cluster struct {
+	mu sync.Mutex
+
+	Nodes []*Node
+	// KubernetesVersion is the ClusterConfiguration's kubernetesVersion.
+	KubernetesVersion string
+	ImageRepository   string
+	// KubeProxy and CoreDNS are the images of those add-ons.
+	KubeProxy, CoreDNS string
+	// APIServerUp is false while the API server does not answer.
+	APIServerUp bool
+
+	Calls []Call
+	seq   int
+	// failures are injected: the command whose sequence number (counting
+	// from 1) is key fails.
+	failAt map[int]bool
+	// failMatch fails the next command whose argv contains the string.
+	failMatch []string
+	// failKey fails the failOccurrence-th call with that Key.
+	failKey        string
+	failOccurrence int
+	keyCounts      map[string]int
+}
+
+// NewCluster returns a healthy cluster at version with the given number of
+// control-plane and worker nodes, named like kind names them.
+func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
+	c := &Cluster{
+		KubernetesVersion: version,
+		ImageRepository:   "registry.k8s.io",
+		APIServerUp:       true,
+		failAt:            map[int]bool{},
+		keyCounts:         map[string]int{},
+	}
+	images := KubeadmImages(version, "")
+	c.KubeProxy = images[3]
+	c.CoreDNS = images[4]
+	add := func(nodeName, role string) {
+		n := &Node{
+			cluster:        c,
+			Name:           nodeName,
+			NodeRole:       role,
+			Machine:        "x86_64",
+			Running:        true,
+			Files:          map[string]*File{},
+			Images:         map[string]bool{},
+			KubeletVersion: version,
+			Ready:          true,
+			Annotations:    map[string]string{},
+			DiskFreeKB:     50 << 20,
+		}
+		n.Files["/kind/version"] = &File{Content: []byte(version + "\n"), Mode: 0o644}
+		for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
+			n.Files["/usr/bin/"+b] = &File{Content: Binary(b, version, "amd64"), Mode: 0o755}
+		}
+		needed := images
+		if role == constants.ControlPlaneNodeRoleValue {
+			n.Files["/etc/kubernetes/admin.conf"] = &File{Content: []byte("admin"), Mode: 0o600}
+			for _, image := range images {
+				if component := componentOf(image); isStatic(component) {
+					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
+				}
+			}
+			if controlPlanes > 1 || workers > 0 {
+				n.NoSchedule = true
+			}
+		} else {
+			needed = images[3:6]
+		}
+		for _, image := range needed {
+			n.Images[normalize(image)] = true
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	for i := 0; i < controlPlanes; i++ {
+		suffix := ""
+		if i > 0 {
+			suffix = fmt.Sprint(i + 1)
+		}
+		add(name+"-control-plane"+suffix, constants.ControlPlaneNodeRoleValue)
+	}
+	for i := 0; i < workers; i++ {
+		suffix := ""
+		if i > 0 {
+			suffix = fmt.Sprint(i + 1)
+		}
+		add(name+"-worker"+suffix, constants.WorkerNodeRoleValue)
+	}
+	return c
+}
+
+// KindNodes returns the nodes as nodes.Node.
+func (c *Cluster) KindNodes() []nodes.Node {
+	out := make([]nodes.Node, 0, len(c.Nodes))
+	for _, n := range c.Nodes {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Node returns the named node.
+func (c *Cluster) Node(name string) *Node {
+	for _, n := range c.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// FailAt makes the seq-th command from now (1 = the next) fail.
+func (c *Cluster) FailAt(seq int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failAt[c.seq+seq] = true
+}
+
+// FailOn makes the occurrence-th call (counting from 1) with the same Key as
+// call fail.
+func (c *Cluster) FailOn(call Call, occurrence int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failKey, c.failOccurrence = call.Key(), occurrence
+}
+
+// Occurrence returns how many calls up to and including Calls[i] have the
+// same Key as it.
+func (c *Cluster) Occurrence(i int) int {
+	count := 0
+	for _, call := range c.Calls[:i+1] {
+		if call.Key() == c.Calls[i].Key() {
+			count++
+		}
+	}
+	return count
+}
+
+// FailNext makes the next command whose argv, joined by spaces, contains
+// match fail.
+func (c *Cluster) FailNext(match string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failMatch = append(c.failMatch, match)
+}
+
+// Seq returns how many commands ran so far.
+func (c *Cluster) Seq() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seq
+}
+
+// Snapshot returns a printable copy of the whole state, to compare states.
+func (c *Cluster) Snapshot() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp)
+	for _, n := range c.Nodes {
+		fmt.Fprintf(&b, "node %s role=%s running=%v kubelet=%s ready=%v unschedulable=%v annotations=%v evicted=%d\n",
+			n.Name, n.NodeRole, n.Running, n.KubeletVersion, n.Ready, n.Unschedulable, n.Annotations, n.Evicted)
+		var paths []string
+		for p := range n.Files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			f := n.Files[p]
+			fmt.Fprintf(&b, "  file %s %04o %.12s\n", p, f.Mode, digest(f.Content))
+		}
+		var images []string
+		for image, pinned := range n.Images {
+			images = append(images, fmt.Sprintf("%s pinned=%v", image, pinned))
+		}
+		sort.Strings(images)
+		for _, image := range images {
+			fmt.Fprintf(&b, "  image %s\n", image)
+		}
+	}
+	return b.String()
+}
+
+// nodes.Node
+
+func (n *Node) String() string { return n.Name }
+
+// Role returns the node's role.
+func (n *Node) Role() (string, error) { return n.NodeRole, nil }
+
+// IP returns a fake address.
+func (n *Node) IP() (string, string, error) { return "172.18.0.2", "", nil }
+
+// SerialLogs writes nothing.
+func (n *Node) SerialLogs(io.Writer) error { return nil }
+
+// Command returns a command run against the simulated node.
+func (n *Node) Command(name string, args ...string) exec.Cmd {
+	return n.CommandContext(context.Background(), name, args...)
+}
+
+// CommandContext returns a command run against the simulated node.
+func (n *Node) CommandContext(ctx context.Context, name string, args ...string) exec.Cmd {
+	return &cmd{node: n, ctx: ctx, argv: append([]string{name}, args...)}
+}

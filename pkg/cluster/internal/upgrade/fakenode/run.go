@@ -1,0 +1,546 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakenode
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/constants"
+	"sigs.k8s.io/kind/pkg/exec"
+)
+
+// cmd is a command against a simulated node.
+type cmd struct {
+	node   *Node
+	ctx    context.Context
+	argv   []string
+	env    []string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func (c *cmd) SetEnv(env ...string) exec.Cmd  { c.env = env; return c }
+func (c *cmd) SetStdin(r io.Reader) exec.Cmd  { c.stdin = r; return c }
+func (c *cmd) SetStdout(w io.Writer) exec.Cmd { c.stdout = w; return c }
+func (c *cmd) SetStderr(w io.Writer) exec.Cmd { c.stderr = w; return c }
+
+// exitError carries an exit code, like os/exec's.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return "exit status " + strconv.Itoa(e.code) }
+func (e *exitError) ExitCode() int { return e.code }
+
+// Run simulates the command. It reads stdin before taking the cluster
+// lock, like a real process would.
+func (c *cmd) Run() error {
+	var input []byte
+	if c.stdin != nil {
+		var err error
+		if input, err = io.ReadAll(c.stdin); err != nil {
+			return c.fail(1, "failed to read stdin: "+err.Error())
+		}
+	}
+	cl := c.node.cluster
+	cl.mu.Lock()
+	cl.seq++
+	call := Call{Seq: cl.seq, Node: c.node.Name, About: c.about(), Argv: c.argv}
+	if c.stdin != nil {
+		call.Stdin = digest(input)
+	}
+	cl.keyCounts[call.Key()]++
+	fail := cl.failAt[cl.seq] || (call.Key() == cl.failKey && cl.keyCounts[call.Key()] == cl.failOccurrence)
+	delete(cl.failAt, cl.seq)
+	joined := strings.Join(c.argv, " ")
+	for i, m := range cl.failMatch {
+		if strings.Contains(joined, m) {
+			fail = true
+			cl.failMatch = append(cl.failMatch[:i], cl.failMatch[i+1:]...)
+			break
+		}
+	}
+	var out string
+	code := 0
+	switch {
+	case fail:
+		out, code = "injected failure", 125
+	case c.ctx.Err() != nil:
+		out, code = c.ctx.Err().Error(), 1
+	case !c.node.Running:
+		out, code = "Error response from daemon: container "+c.node.Name+" is not running", 1
+	default:
+		out, code = c.node.run(c.argv, input)
+	}
+	call.Err = code != 0
+	cl.Calls = append(cl.Calls, call)
+	cl.mu.Unlock()
+	if code != 0 {
+		return c.fail(code, out)
+	}
+	if c.stdout != nil {
+		_, _ = io.WriteString(c.stdout, out)
+	}
+	return nil
+}
+
+func (c *cmd) fail(code int, out string) error {
+	if c.stderr != nil {
+		_, _ = io.WriteString(c.stderr, out)
+	}
+	return &exec.RunError{Command: c.argv, Output: []byte(out), Inner: &exitError{code: code}}
+}
+
+// about returns the node a kubectl command acts on.
+func (c *cmd) about() string {
+	if c.argv[0] != "kubectl" {
+		return c.node.Name
+	}
+	args := kubectlArgs(c.argv)
+	switch {
+	case len(args) >= 2 && (args[0] == "drain" || args[0] == "uncordon" || args[0] == "cordon"):
+		return args[1]
+	case len(args) >= 3 && args[0] == "annotate" && args[1] == "node":
+		return args[2]
+	}
+	return c.node.Name
+}
+
+func kubectlArgs(argv []string) []string {
+	var args []string
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "--kubeconfig=") || strings.HasPrefix(a, "--request-timeout=") {
+			continue
+		}
+		args = append(args, a)
+	}
+	return args
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func componentOf(image string) string {
+	name := image
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		name = name[:i]
+	}
+	return name[strings.LastIndex(name, "/")+1:]
+}
+
+func isStatic(component string) bool {
+	switch component {
+	case "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd":
+		return true
+	}
+	return false
+}
+
+func manifestPath(component string) string {
+	return "/etc/kubernetes/manifests/" + component + ".yaml"
+}
+
+func manifest(component, image string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\nspec:\n  containers:\n  - name: %s\n    image: %s\n", component, component, image)
+}
+
+func (n *Node) manifestImage(component string) string {
+	f := n.Files[manifestPath(component)]
+	if f == nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(f.Content), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "image: ") {
+			return strings.TrimPrefix(line, "image: ")
+		}
+	}
+	return ""
+}
+
+// run simulates argv with the cluster lock held; it returns the output and
+// exit code.
+func (n *Node) run(argv []string, stdin []byte) (string, int) {
+	name, args := argv[0], argv[1:]
+	if strings.HasPrefix(name, "/") && name != "/usr/bin/kubectl" {
+		return n.runBinary(name, args)
+	}
+	switch name {
+	case "cat":
+		f := n.Files[args[0]]
+		if f == nil {
+			return "cat: " + args[0] + ": No such file or directory", 1
+		}
+		return string(f.Content), 0
+	case "uname":
+		return n.Machine + "\n", 0
+	case "mkdir":
+		return "", 0
+	case "cp":
+		if args[0] == "/dev/stdin" {
+			n.Files[args[1]] = &File{Content: stdin, Mode: 0o644}
+			return "", 0
+		}
+		f := n.Files[args[0]]
+		if f == nil {
+			return "cp: cannot stat '" + args[0] + "': No such file or directory", 1
+		}
+		n.Files[args[1]] = &File{Content: append([]byte{}, f.Content...), Mode: f.Mode}
+		return "", 0
+	case "chmod":
+		f := n.Files[args[1]]
+		mode, err := strconv.ParseUint(args[0], 8, 32)
+		if f == nil || err != nil {
+			return "chmod: cannot access '" + args[1] + "'", 1
+		}
+		f.Mode = uint32(mode)
+		return "", 0
+	case "mv":
+		src, dst := args[len(args)-2], args[len(args)-1]
+		f := n.Files[src]
+		if f == nil {
+			return "mv: cannot stat '" + src + "'", 1
+		}
+		n.Files[dst] = f
+		delete(n.Files, src)
+		return "", 0
+	case "ln":
+		src, dst := args[len(args)-2], args[len(args)-1]
+		f := n.Files[src]
+		if f == nil {
+			return "ln: failed to access '" + src + "'", 1
+		}
+		n.Files[dst] = &File{Content: f.Content, Mode: f.Mode}
+		return "", 0
+	case "sha256sum":
+		var b strings.Builder
+		for _, p := range args {
+			f := n.Files[p]
+			if f == nil {
+				return "sha256sum: " + p + ": No such file or directory", 1
+			}
+			fmt.Fprintf(&b, "%s  %s\n", digest(f.Content), p)
+		}
+		return b.String(), 0
+	case "df":
+		return fmt.Sprintf("Filesystem 1024-blocks Used Available Capacity Mounted on\noverlay 100000000 1000 %d 1%% /\n", n.DiskFreeKB), 0
+	case "containerd":
+		return "version = 2\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n    [plugins.\"io.containerd.grpc.v1.cri\".containerd]\n      snapshotter = \"overlayfs\"\n", 0
+	case "sh":
+		return n.runShell(args, stdin)
+	case "ctr":
+		return n.runCtr(args, stdin)
+	case "systemctl":
+		return n.runSystemctl(args)
+	case "kubectl", "/usr/bin/kubectl":
+		return n.runKubectl(kubectlArgs(argv))
+	case "kubelet", "kubeadm":
+		return n.runBinary("/usr/bin/"+name, args)
+	}
+	return "fakenode: unsupported command: " + strings.Join(argv, " "), 127
+}
+
+// runShell supports the scripts the workflow runs: nodeutils.Exists and
+// preflight's kubeadm probe.
+func (n *Node) runShell(args []string, stdin []byte) (string, int) {
+	if len(args) == 4 && args[0] == "-c" && strings.HasPrefix(args[1], `if [ -e "$1" ]`) {
+		if n.Files[args[3]] != nil {
+			return "yes\n", 0
+		}
+		return "no\n", 0
+	}
+	if len(args) < 2 || args[0] != "-c" || !strings.Contains(args[1], "config images list") {
+		return "fakenode: unsupported shell script", 127
+	}
+	name, version, ok := parseBinary(stdin)
+	if !ok || name != "kubeadm" {
+		return "exec format error", 126
+	}
+	repository := ""
+	for i, a := range args {
+		if a == "--image-repository" && i+1 < len(args) {
+			repository = args[i+1]
+		}
+	}
+	return version + "\n" + strings.Join(KubeadmImages(version, repository), "\n") + "\n", 0
+}
+
+func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
+	if len(args) < 3 || args[0] != "--namespace=k8s.io" || args[1] != "images" {
+		return "fakenode: unsupported ctr command", 127
+	}
+	switch args[2] {
+	case "ls":
+		var b strings.Builder
+		for image := range n.Images {
+			b.WriteString(image + "\n")
+		}
+		return b.String(), 0
+	case "import":
+		refs, err := archiveRefs(bytes.NewReader(stdin))
+		if err != nil {
+			return "ctr: failed to import: " + err.Error(), 1
+		}
+		for _, ref := range refs {
+			n.Images[normalize(ref)] = false
+		}
+		return "", 0
+	case "tag":
+		src, dst := args[len(args)-2], args[len(args)-1]
+		pinned, ok := n.Images[src]
+		if !ok {
+			return "ctr: image " + src + ": not found", 1
+		}
+		n.Images[dst] = pinned
+		return "", 0
+	case "label":
+		ref := args[3]
+		if _, ok := n.Images[ref]; !ok {
+			return "ctr: image " + ref + ": not found", 1
+		}
+		n.Images[ref] = true
+		return "", 0
+	}
+	return "fakenode: unsupported ctr command", 127
+}
+
+func (n *Node) runSystemctl(args []string) (string, int) {
+	if len(args) == 2 && args[0] == "restart" && args[1] == "kubelet" {
+		_, version, ok := parseBinary(n.Files["/usr/bin/kubelet"].Content)
+		if !ok {
+			return "kubelet.service: main process exited", 1
+		}
+		n.KubeletVersion = version
+		n.Ready = true
+		return "", 0
+	}
+	return "fakenode: unsupported systemctl command", 127
+}
+
+// runBinary runs a fake Kubernetes binary stored at p.
+func (n *Node) runBinary(p string, args []string) (string, int) {
+	f := n.Files[p]
+	if f == nil {
+		return "sh: " + p + ": not found", 127
+	}
+	name, version, ok := parseBinary(f.Content)
+	if !ok || f.Mode&0o111 == 0 {
+		return "permission denied", 126
+	}
+	switch name {
+	case "kubelet":
+		return "Kubernetes " + version + "\n", 0
+	case "kubectl":
+		return "Client Version: " + version + "\nKustomize Version: v5.7.1\n", 0
+	case "kubeadm":
+		return n.runKubeadm(version, args)
+	}
+	return "fakenode: unsupported binary " + name, 127
+}
+
+// runKubeadm simulates kubeadm upgrade apply / node at version.
+func (n *Node) runKubeadm(version string, args []string) (string, int) {
+	c := n.cluster
+	if len(args) >= 2 && args[0] == "upgrade" {
+		if !c.APIServerUp {
+			return "couldn't create a Kubernetes client: connection refused", 1
+		}
+		images := KubeadmImages(version, c.ImageRepository)
+		isCP := n.NodeRole == constants.ControlPlaneNodeRoleValue
+		switch args[1] {
+		case "apply":
+			if len(args) < 3 || args[2] != version {
+				return "kubeadm upgrade apply: the version argument does not match kubeadm " + version, 1
+			}
+			if minor(c.KubernetesVersion) != minor(version) && !nextMinor(c.KubernetesVersion, version) {
+				return "Specified version to upgrade to " + version + " is too high", 1
+			}
+			if !isCP {
+				return "kubeadm upgrade apply must run on a control-plane node", 1
+			}
+		case "node":
+		default:
+			return "unknown command", 1
+		}
+		if isCP {
+			for _, image := range images {
+				if !n.Images[normalize(image)] {
+					return "[preflight] Some fatal errors occurred:\n\t[ERROR ImagePull]: failed to pull image " + image, 1
+				}
+			}
+			for _, image := range images {
+				if component := componentOf(image); isStatic(component) {
+					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
+				}
+			}
+		}
+		if args[1] == "apply" {
+			c.KubernetesVersion = version
+			c.KubeProxy = images[3]
+			c.CoreDNS = images[4]
+		}
+		n.Files["/var/lib/kubelet/config.yaml"] = &File{Content: []byte("kubelet config for " + version), Mode: 0o644}
+		return "[upgrade] SUCCESS!\n", 0
+	}
+	return "fakenode: unsupported kubeadm command", 127
+}
+
+func nextMinor(from, to string) bool {
+	f, err1 := strconv.Atoi(strings.SplitN(minor(from), ".", 2)[1])
+	t, err2 := strconv.Atoi(strings.SplitN(minor(to), ".", 2)[1])
+	return err1 == nil && err2 == nil && t == f+1
+}
+
+// runKubectl simulates the API server through kubectl.
+func (n *Node) runKubectl(args []string) (string, int) {
+	c := n.cluster
+	if n.Files["/etc/kubernetes/admin.conf"] == nil {
+		return "error: stat /etc/kubernetes/admin.conf: no such file or directory", 1
+	}
+	if !c.APIServerUp {
+		return "The connection to the server was refused", 1
+	}
+	joined := strings.Join(args, " ")
+	switch {
+	case joined == "get nodes -o json":
+		return toJSON(map[string]interface{}{"items": c.nodeObjects()}), 0
+	case joined == "get pods --namespace=kube-system --selector=tier=control-plane -o json":
+		return toJSON(map[string]interface{}{"items": c.staticPods()}), 0
+	case joined == "get daemonsets,deployments --namespace=kube-system -o json":
+		return toJSON(map[string]interface{}{"items": c.workloads()}), 0
+	case joined == "get configmap kubeadm-config --namespace=kube-system -o jsonpath={.data.ClusterConfiguration}":
+		return fmt.Sprintf("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: %s\nimageRepository: %s\n", c.KubernetesVersion, c.ImageRepository), 0
+	case joined == "get --raw=/readyz":
+		return "ok", 0
+	case joined == "get --raw=/version":
+		return toJSON(map[string]string{"gitVersion": c.KubernetesVersion}), 0
+	case len(args) >= 2 && args[0] == "drain":
+		target := c.Node(args[1])
+		if target == nil {
+			return "Error from server (NotFound): nodes \"" + args[1] + "\" not found", 1
+		}
+		if !target.Unschedulable {
+			// a node drained before has no pods left to evict
+			target.Evicted++
+		}
+		target.Unschedulable = true
+		return "node/" + args[1] + " drained\n", 0
+	case len(args) == 2 && args[0] == "uncordon":
+		target := c.Node(args[1])
+		if target == nil {
+			return "not found", 1
+		}
+		target.Unschedulable = false
+		return "node/" + args[1] + " uncordoned\n", 0
+	case len(args) >= 4 && args[0] == "annotate" && args[1] == "node":
+		target := c.Node(args[2])
+		if target == nil {
+			return "not found", 1
+		}
+		for _, a := range args[3:] {
+			if strings.HasPrefix(a, "--") {
+				continue
+			}
+			if strings.HasSuffix(a, "-") {
+				delete(target.Annotations, strings.TrimSuffix(a, "-"))
+			} else if k, v, ok := strings.Cut(a, "="); ok {
+				target.Annotations[k] = v
+			}
+		}
+		return "node/" + args[2] + " annotated\n", 0
+	}
+	return "fakenode: unsupported kubectl command: " + joined, 127
+}
+
+func toJSON(v interface{}) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func condition(t string, ok bool) map[string]string {
+	status := "False"
+	if ok {
+		status = "True"
+	}
+	return map[string]string{"type": t, "status": status, "lastTransitionTime": "2026-01-01T00:00:00Z"}
+}
+
+func (c *Cluster) nodeObjects() []interface{} {
+	var items []interface{}
+	for _, n := range c.Nodes {
+		var taints []interface{}
+		if n.NoSchedule {
+			taints = append(taints, map[string]string{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"})
+		}
+		version := n.KubeletVersion
+		items = append(items, map[string]interface{}{
+			"metadata": map[string]interface{}{"name": n.Name, "annotations": n.Annotations},
+			"spec":     map[string]interface{}{"unschedulable": n.Unschedulable, "taints": taints},
+			"status": map[string]interface{}{
+				"conditions": []interface{}{condition("Ready", n.Ready && n.KubeletVersion != "")},
+				"nodeInfo":   map[string]string{"kubeletVersion": version},
+			},
+		})
+	}
+	return items
+}
+
+func (c *Cluster) staticPods() []interface{} {
+	var items []interface{}
+	for _, n := range c.Nodes {
+		for _, component := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"} {
+			image := n.manifestImage(component)
+			if image == "" {
+				continue
+			}
+			items = append(items, map[string]interface{}{
+				"metadata": map[string]interface{}{"name": component + "-" + n.Name, "labels": map[string]string{"component": component, "tier": "control-plane"}},
+				"spec":     map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]string{"name": component, "image": image}}},
+				"status":   map[string]interface{}{"conditions": []interface{}{condition("Ready", n.KubeletVersion != "")}},
+			})
+		}
+	}
+	return items
+}
+
+func (c *Cluster) workloads() []interface{} {
+	nodes := int32(len(c.Nodes))
+	two := int32(2)
+	return []interface{}{
+		map[string]interface{}{
+			"kind":     "DaemonSet",
+			"metadata": map[string]interface{}{"name": "kube-proxy", "generation": 2},
+			"spec":     map[string]interface{}{"template": map[string]interface{}{"image": c.KubeProxy}},
+			"status":   map[string]interface{}{"observedGeneration": 2, "desiredNumberScheduled": nodes, "updatedNumberScheduled": nodes, "numberAvailable": nodes},
+		},
+		map[string]interface{}{
+			"kind":     "Deployment",
+			"metadata": map[string]interface{}{"name": "coredns", "generation": 2},
+			"spec":     map[string]interface{}{"replicas": two},
+			"status":   map[string]interface{}{"observedGeneration": 2, "updatedReplicas": two, "availableReplicas": two},
+		},
+	}
+}

@@ -1,0 +1,691 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package upgrade_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/log"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+)
+
+const (
+	from   = "v1.33.13"
+	target = "v1.34.4"
+)
+
+// event is a JSON event and how many fake commands had run when it was
+// written.
+type event struct {
+	report.Event
+	seq int
+}
+
+// recorder collects JSON events from the upgrade's stdout.
+type recorder struct {
+	cluster *fakenode.Cluster
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	events  []event
+	lines   []string
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buf.Write(p)
+	for {
+		line, err := r.buf.ReadString('\n')
+		if err != nil {
+			r.buf.WriteString(line)
+			break
+		}
+		r.lines = append(r.lines, line)
+		var ev report.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			return 0, err
+		}
+		r.events = append(r.events, event{Event: ev, seq: r.cluster.Seq()})
+	}
+	return len(p), nil
+}
+
+type env struct {
+	t        *testing.T
+	cluster  *fakenode.Cluster
+	imageDir string
+}
+
+func newEnv(t *testing.T, controlPlanes, workers int, layout fakenode.Layout) *env {
+	t.Helper()
+	dir, err := fakenode.WriteRelease(t.TempDir(), target, "amd64", layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, cluster: fakenode.NewCluster("kind", from, controlPlanes, workers), imageDir: dir}
+}
+
+func (e *env) options(out *recorder) upgrade.Options {
+	return upgrade.Options{
+		ImageDir:     e.imageDir,
+		Wait:         2 * time.Second,
+		PollInterval: time.Millisecond,
+		Logger:       log.NoopLogger{},
+		Out:          out,
+		JSON:         true,
+	}
+}
+
+// run upgrades the fake cluster; modify adjusts the options.
+func (e *env) run(modify func(*upgrade.Options)) (*recorder, error) {
+	rec := &recorder{cluster: e.cluster}
+	opts := e.options(rec)
+	if modify != nil {
+		modify(&opts)
+	}
+	err := upgrade.Run(e.cluster.KindNodes(), opts)
+	return rec, err
+}
+
+// calls returns the recorded commands from index start on.
+func (e *env) calls(start int) []fakenode.Call {
+	return append([]fakenode.Call{}, e.cluster.Calls[start:]...)
+}
+
+// mutating reports whether a command changes a node or the cluster.
+func mutating(c fakenode.Call) bool {
+	argv := strings.Join(c.Argv, " ")
+	switch c.Argv[0] {
+	case "cat", "uname", "test", "sha256sum", "df", "containerd":
+		return false
+	case "sh":
+		return !strings.Contains(argv, "config images list") && !strings.Contains(argv, "if [ -e")
+	case "ctr":
+		return !strings.Contains(argv, "images ls")
+	case "kubectl":
+		return !strings.Contains(argv, " get ")
+	}
+	if strings.HasSuffix(c.Argv[0], "/kubelet") || strings.HasSuffix(c.Argv[0], "/kubectl") {
+		return false // version checks of staged binaries
+	}
+	return true
+}
+
+func mustUpgrade(t *testing.T, e *env) *recorder {
+	t.Helper()
+	rec, err := e.run(nil)
+	if err != nil {
+		t.Fatalf("upgrade failed: %v\ncalls:\n%s", err, dump(e.cluster.Calls))
+	}
+	return rec
+}
+
+func dump(calls []fakenode.Call) string {
+	var b strings.Builder
+	for _, c := range calls {
+		fmt.Fprintf(&b, "%4d %s err=%v\n", c.Seq, c, c.Err)
+	}
+	return b.String()
+}
+
+// assertUpgraded checks the whole cluster runs the target.
+func assertUpgraded(t *testing.T, c *fakenode.Cluster) {
+	t.Helper()
+	if c.KubernetesVersion != target {
+		t.Errorf("cluster version %s, want %s", c.KubernetesVersion, target)
+	}
+	for _, n := range c.Nodes {
+		if n.KubeletVersion != target || !n.Ready {
+			t.Errorf("node %s kubelet %s ready %v, want %s and Ready", n.Name, n.KubeletVersion, n.Ready, target)
+		}
+		if got := strings.TrimSpace(string(n.Files["/kind/version"].Content)); got != target {
+			t.Errorf("node %s /kind/version %q, want %s", n.Name, got, target)
+		}
+		if n.Unschedulable || len(n.Annotations) > 0 {
+			t.Errorf("node %s left cordoned=%v annotations=%v", n.Name, n.Unschedulable, n.Annotations)
+		}
+		for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
+			if want := fakenode.Binary(b, target, "amd64"); !bytes.Equal(n.Files["/usr/bin/"+b].Content, want) {
+				t.Errorf("node %s /usr/bin/%s is not the target's", n.Name, b)
+			}
+			if old := fakenode.Binary(b, from, "amd64"); !bytes.Equal(n.Files["/usr/bin/"+b+".old"].Content, old) {
+				t.Errorf("node %s did not keep the old %s as /usr/bin/%s.old", n.Name, b, b)
+			}
+		}
+	}
+}
+
+func TestUpgradeOrderAndRoles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 3, 2, fakenode.ReleaseTree)
+	mustUpgrade(t, e)
+	c := e.cluster
+	assertUpgraded(t, c)
+
+	var kubeadmCalls, restarts, drains []string
+	for _, call := range c.Calls {
+		argv := strings.Join(call.Argv, " ")
+		switch {
+		case strings.Contains(argv, "kubeadm upgrade"):
+			kubeadmCalls = append(kubeadmCalls, call.Node+" "+strings.Join(call.Argv[1:3], " "))
+		case argv == "systemctl restart kubelet":
+			restarts = append(restarts, call.Node)
+		case call.Argv[0] == "kubectl" && strings.Contains(argv, " drain "):
+			drains = append(drains, call.About)
+		}
+		if strings.Contains(argv, "/kind/kubeadm.conf") {
+			t.Errorf("the upgrade touched kind's /kind/kubeadm.conf: %s", call)
+		}
+	}
+	wantKubeadm := []string{
+		"kind-control-plane upgrade apply",
+		"kind-control-plane2 upgrade node",
+		"kind-control-plane3 upgrade node",
+		"kind-worker upgrade node",
+		"kind-worker2 upgrade node",
+	}
+	if got := strings.Join(kubeadmCalls, "\n"); got != strings.Join(wantKubeadm, "\n") {
+		t.Errorf("kubeadm calls:\n%s\nwant:\n%s", got, strings.Join(wantKubeadm, "\n"))
+	}
+	wantOrder := "kind-control-plane kind-control-plane2 kind-control-plane3 kind-worker kind-worker2"
+	if got := strings.Join(restarts, " "); got != wantOrder {
+		t.Errorf("kubelet restarts in order %q, want %q", got, wantOrder)
+	}
+	if got := strings.Join(drains, " "); got != wantOrder {
+		t.Errorf("drains in order %q, want %q", got, wantOrder)
+	}
+	// each node's kubelet steps finish before the next node's begin
+	last := map[string]int{}
+	first := map[string]int{}
+	for _, call := range c.Calls {
+		if mutating(call) && (call.Argv[0] == "systemctl" || strings.HasPrefix(strings.Join(call.Argv, " "), "mv -f /usr/bin/") || strings.Contains(strings.Join(call.Argv, " "), "uncordon")) {
+			if _, ok := first[call.About]; !ok {
+				first[call.About] = call.Seq
+			}
+			last[call.About] = call.Seq
+		}
+	}
+	order := strings.Fields(wantOrder)
+	for i := 1; i < len(order); i++ {
+		if first[order[i]] < last[order[i-1]] {
+			t.Errorf("kubelets phase touched %s before it finished %s", order[i], order[i-1])
+		}
+	}
+	// control-plane images only on control-plane nodes; the rest everywhere
+	for _, n := range c.Nodes {
+		isCP := strings.Contains(n.Name, "control-plane")
+		for _, image := range fakenode.KubeadmImages(target, "") {
+			cpOnly := strings.Contains(image, "apiserver") || strings.Contains(image, "controller-manager") ||
+				strings.Contains(image, "scheduler") || strings.Contains(image, "etcd")
+			pinned, present := n.Images[image]
+			switch {
+			case cpOnly && !isCP && present:
+				t.Errorf("worker %s got control-plane image %s", n.Name, image)
+			case (isCP || !cpOnly) && !(present && pinned):
+				t.Errorf("node %s lacks pinned image %s", n.Name, image)
+			}
+		}
+	}
+}
+
+func TestRetagArchSuffixedArchives(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.ReleaseTree)
+	mustUpgrade(t, e)
+	var tags []string
+	for _, call := range e.cluster.Calls {
+		if len(call.Argv) > 3 && call.Argv[0] == "ctr" && call.Argv[3] == "tag" {
+			tags = append(tags, call.Node+": "+strings.Join(call.Argv[5:], " -> "))
+		}
+	}
+	want := []string{
+		"kind-control-plane: registry.k8s.io/kube-apiserver-amd64:v1.34.4 -> registry.k8s.io/kube-apiserver:v1.34.4",
+		"kind-control-plane: registry.k8s.io/kube-controller-manager-amd64:v1.34.4 -> registry.k8s.io/kube-controller-manager:v1.34.4",
+		"kind-control-plane: registry.k8s.io/kube-proxy-amd64:v1.34.4 -> registry.k8s.io/kube-proxy:v1.34.4",
+		"kind-control-plane: registry.k8s.io/kube-scheduler-amd64:v1.34.4 -> registry.k8s.io/kube-scheduler:v1.34.4",
+		"kind-worker: registry.k8s.io/kube-proxy-amd64:v1.34.4 -> registry.k8s.io/kube-proxy:v1.34.4",
+	}
+	sort.Strings(tags)
+	if got := strings.Join(tags, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("retags:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	assertUpgraded(t, e.cluster)
+}
+
+func TestReleaseTarballGivenDirectly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Tarball)
+	e.imageDir = filepath.Join(e.imageDir, "kubernetes-server-linux-amd64.tar.gz")
+	// the tarball has no etcd, CoreDNS or pause: without them on the nodes
+	// the upgrade is refused
+	snapshotUnchanged(t, e, func() {
+		if _, err := e.run(nil); err == nil || !strings.Contains(err.Error(), "registry.k8s.io/etcd:3.6.5-0") {
+			t.Errorf("expected a refusal naming etcd, got %v", err)
+		}
+	})
+	// with them preloaded it works from the tarball alone
+	for _, n := range e.cluster.Nodes {
+		for _, image := range fakenode.KubeadmImages(target, "")[4:] {
+			n.Images[image] = true
+		}
+	}
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+}
+
+func TestImageDirLayouts(t *testing.T) {
+	t.Parallel()
+	var snapshots []string
+	for _, layout := range []fakenode.Layout{fakenode.Flat, fakenode.ReleaseTree, fakenode.Tarball} {
+		layout := layout
+		e := newEnv(t, 1, 1, layout)
+		t.Run(string(layout), func(t *testing.T) {
+			mustUpgrade(t, e)
+			assertUpgraded(t, e.cluster)
+		})
+		// the same cluster state whatever the layout (the arch-suffixed
+		// names stay as extra tags)
+		var b strings.Builder
+		for _, n := range e.cluster.Nodes {
+			fmt.Fprintf(&b, "%s %s %s\n", n.Name, n.KubeletVersion, n.Files["/kind/version"].Content)
+			for _, image := range fakenode.KubeadmImages(target, "") {
+				fmt.Fprintf(&b, "  %s %v\n", image, n.Images[image])
+			}
+		}
+		snapshots = append(snapshots, b.String())
+	}
+	for i := 1; i < len(snapshots); i++ {
+		if snapshots[i] != snapshots[0] {
+			t.Errorf("layouts end in different states:\n%s\nvs\n%s", snapshots[0], snapshots[i])
+		}
+	}
+}
+
+// snapshotUnchanged runs fn and checks that it changed nothing at all.
+func snapshotUnchanged(t *testing.T, e *env, fn func()) {
+	t.Helper()
+	before := e.cluster.Snapshot()
+	start := len(e.cluster.Calls)
+	fn()
+	if after := e.cluster.Snapshot(); after != before {
+		t.Errorf("the cluster changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	for _, call := range e.calls(start) {
+		if mutating(call) {
+			t.Errorf("ran a mutating command: %s", call)
+		}
+	}
+}
+
+func TestRefusalsChangeNothing(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		setup  func(t *testing.T, e *env)
+		errHas string
+	}{
+		{
+			name:   "node container not running",
+			setup:  func(t *testing.T, e *env) { e.cluster.Nodes[1].Running = false },
+			errHas: `node "kind-worker" does not answer: is its container running?`,
+		},
+		{
+			name:   "node not Ready",
+			setup:  func(t *testing.T, e *env) { e.cluster.Nodes[1].Ready = false },
+			errHas: `node "kind-worker" is not Ready`,
+		},
+		{
+			name: "downgrade",
+			setup: func(t *testing.T, e *env) {
+				dir, err := fakenode.WriteRelease(t.TempDir(), "v1.33.2", "amd64", fakenode.Flat)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.imageDir = dir
+			},
+			errHas: "that is a downgrade",
+		},
+		{
+			name: "skipping a minor version",
+			setup: func(t *testing.T, e *env) {
+				dir, err := fakenode.WriteRelease(t.TempDir(), "v1.35.0", "amd64", fakenode.Flat)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.imageDir = dir
+			},
+			errHas: "that skips a minor version; upgrade to v1.34.x first",
+		},
+		{
+			name:   "kubeadm missing",
+			setup:  func(t *testing.T, e *env) { removeFile(t, e, "kubeadm") },
+			errHas: "kubeadm not found",
+		},
+		{
+			name: "kubeadm not executable",
+			setup: func(t *testing.T, e *env) {
+				if err := os.Chmod(filepath.Join(e.imageDir, "kubeadm"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			errHas: "chmod +x",
+		},
+		{
+			name: "binaries for another architecture",
+			setup: func(t *testing.T, e *env) {
+				dir, err := fakenode.WriteRelease(t.TempDir(), target, "arm64", fakenode.Flat)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.imageDir = dir
+			},
+			errHas: `kubeadm in --image-dir (` + "", // completed below
+		},
+		{
+			name: "corrupt image archive",
+			setup: func(t *testing.T, e *env) {
+				if err := os.WriteFile(filepath.Join(e.imageDir, "etcd.tar"), []byte("not a tar archive at all"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			errHas: "etcd.tar",
+		},
+		{
+			name:   "image neither on the nodes nor in --image-dir",
+			setup:  func(t *testing.T, e *env) { removeFile(t, e, "etcd.tar") },
+			errHas: "registry.k8s.io/etcd:3.6.5-0 (needed on kind-control-plane)",
+		},
+		{
+			name:   "not enough disk",
+			setup:  func(t *testing.T, e *env) { e.cluster.Nodes[1].DiskFreeKB = 10 },
+			errHas: `node "kind-worker" has 0 MiB free`,
+		},
+		{
+			name:   "a cluster without nodes",
+			setup:  func(t *testing.T, e *env) { e.cluster.Nodes = nil },
+			errHas: "the cluster has no nodes",
+		},
+	}
+	for _, tc := range cases {
+		tc := tc
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 1, 1, fakenode.Flat)
+			tc.setup(t, e)
+			snapshotUnchanged(t, e, func() {
+				_, err := e.run(nil)
+				if err == nil {
+					t.Fatal("the upgrade was not refused")
+				}
+				if !strings.Contains(err.Error(), tc.errHas) {
+					t.Errorf("error %q does not contain %q", err, tc.errHas)
+				}
+			})
+		})
+	}
+}
+
+func removeFile(t *testing.T, e *env, name string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(e.imageDir, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSameVersionIsNothingToDo(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	mustUpgrade(t, e)
+	snapshotUnchanged(t, e, func() {
+		rec, err := e.run(nil)
+		if err != nil {
+			t.Fatalf("a second upgrade failed: %v", err)
+		}
+		found := false
+		for _, ev := range rec.events {
+			found = found || strings.Contains(ev.Message, "nothing to do")
+		}
+		if !found {
+			t.Error("the second upgrade did not say there is nothing to do")
+		}
+	})
+}
+
+func TestDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 2, 1, fakenode.ReleaseTree)
+	var out bytes.Buffer
+	snapshotUnchanged(t, e, func() {
+		_, err := e.run(func(o *upgrade.Options) {
+			o.DryRun = true
+			o.JSON = false
+			o.Out = &out
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	plan := out.String()
+	for _, want := range []string{
+		"Upgrade plan: v1.33.13 -> v1.34.4",
+		"Node kind-control-plane (control-plane, bootstrap): v1.33.13 -> v1.34.4",
+		"Node kind-control-plane2 (control-plane): v1.33.13 -> v1.34.4",
+		"Node kind-worker (worker): v1.33.13 -> v1.34.4",
+		"control-plane: kubeadm upgrade apply v1.34.4",
+		"control-plane: kubeadm upgrade node",
+		"kubelets: restarting the kubelet",
+		"kube-apiserver.tar, kube-controller-manager.tar",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+	if strings.Contains(strings.SplitN(plan, "Node kind-worker", 2)[1], "kube-apiserver.tar") {
+		t.Errorf("plan loads control-plane images on the worker:\n%s", plan)
+	}
+}
+
+func TestSkipPhases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	_, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"kubelets"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.cluster
+	if c.KubernetesVersion != target {
+		t.Errorf("control plane at %s, want %s", c.KubernetesVersion, target)
+	}
+	for _, n := range c.Nodes {
+		if n.KubeletVersion != from {
+			t.Errorf("node %s kubelet %s, want it left at %s", n.Name, n.KubeletVersion, from)
+		}
+	}
+	// running again without skipping finishes the job
+	mustUpgrade(t, e)
+	assertUpgraded(t, c)
+}
+
+func TestValidateSkipPhases(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		phases []string
+		errHas string
+	}{
+		{nil, ""},
+		{[]string{"load-artifacts", "control-plane", "kubelets", "verify"}, ""},
+		{[]string{"preflight"}, `phase "preflight" cannot be skipped`},
+		{[]string{"kubelet"}, `unknown phase "kubelet"`},
+		{[]string{"verify", ""}, `unknown phase ""`},
+	}
+	for _, tc := range cases {
+		tc := tc
+		t.Run(strings.Join(tc.phases, ","), func(t *testing.T) {
+			t.Parallel()
+			err := upgrade.ValidateSkipPhases(tc.phases)
+			switch {
+			case tc.errHas == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tc.errHas != "" && (err == nil || !strings.Contains(err.Error(), tc.errHas)):
+				t.Errorf("error %v, want one containing %q", err, tc.errHas)
+			}
+		})
+	}
+}
+
+func TestJSONEvents(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	rec := mustUpgrade(t, e)
+	open := map[string]int{}
+	var phases []string
+	for _, line := range rec.lines {
+		var raw map[string]interface{}
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
+			t.Fatalf("not one JSON object per line: %q", line)
+		}
+	}
+	for _, ev := range rec.events {
+		key := ev.Kind + "/" + ev.Phase + "/" + ev.Node + "/" + ev.Step
+		switch ev.Event.Event {
+		case report.EventStarted:
+			open[key]++
+			if ev.Kind == report.KindPhase {
+				phases = append(phases, ev.Phase)
+			}
+		case report.EventFinished:
+			open[key]--
+			if ev.Outcome != report.OutcomeSuccess && ev.Outcome != report.OutcomeSkipped {
+				t.Errorf("%s finished with %q", key, ev.Outcome)
+			}
+			if ev.DurationSeconds < 0 {
+				t.Errorf("%s has a negative duration", key)
+			}
+		}
+		if ev.Time.IsZero() {
+			t.Errorf("%s has no time", key)
+		}
+	}
+	for key, n := range open {
+		if n != 0 {
+			t.Errorf("%s started and finished %d times apart", key, n)
+		}
+	}
+	if got, want := strings.Join(phases, ","), "preflight,load-artifacts,control-plane,kubelets,verify"; got != want {
+		t.Errorf("phases %s, want %s", got, want)
+	}
+	kinds := map[string]bool{}
+	for _, ev := range rec.events {
+		kinds[ev.Kind] = true
+	}
+	for _, k := range []string{report.KindUpgrade, report.KindPhase, report.KindNode, report.KindStep} {
+		if !kinds[k] {
+			t.Errorf("no %s events", k)
+		}
+	}
+}
+
+// significant are the commands whose repetition would be repeated work.
+func significant(c fakenode.Call) bool {
+	argv := strings.Join(c.Argv, " ")
+	return strings.Contains(argv, "kubeadm upgrade") || strings.Contains(argv, "images import") ||
+		argv == "systemctl restart kubelet" || strings.HasPrefix(argv, "mv -f ") ||
+		(c.Argv[0] == "kubectl" && (strings.Contains(argv, " drain ") || strings.Contains(argv, " uncordon ")))
+}
+
+// TestResumeAfterAFailureAnywhere injects a failure into every command of a
+// clean upgrade in turn; running the upgrade again must finish it, reach the
+// same state, and not repeat work that had finished.
+func TestResumeAfterAFailureAnywhere(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		// still fast: the fake runs a few hundred upgrades in a second or two
+		t.Log("running in -short mode too")
+	}
+	clean := newEnv(t, 2, 1, fakenode.ReleaseTree)
+	mustUpgrade(t, clean)
+	want := clean.cluster.Snapshot()
+	total := len(clean.cluster.Calls)
+	for i := 1; i <= total; i++ {
+		i := i
+		failed := clean.cluster.Calls[i-1]
+		occurrence := clean.cluster.Occurrence(i - 1)
+		t.Run(fmt.Sprintf("%03d %s #%d", i, failed, occurrence), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 2, 1, fakenode.ReleaseTree)
+			e.cluster.FailOn(failed, occurrence)
+			rec1, err := e.run(nil)
+			n1 := len(e.cluster.Calls)
+			if err == nil {
+				// a failed read inside a wait is retried: the run finishes
+				if got := e.cluster.Snapshot(); got != want {
+					t.Fatalf("the run survived the failure but ended elsewhere:\n%s\nwant:\n%s", got, want)
+				}
+				return
+			}
+			if _, err := e.run(nil); err != nil {
+				t.Fatalf("the rerun failed: %v\ncalls:\n%s", err, dump(e.calls(n1)))
+			}
+			if got := e.cluster.Snapshot(); got != want {
+				t.Fatalf("the rerun ended elsewhere:\n%s\nwant:\n%s", got, want)
+			}
+			// where the first run failed: the failed step's node, and the
+			// command count when the step started
+			failedNode, failedFrom := "", n1
+			started := map[string]int{}
+			for _, ev := range rec1.events {
+				key := ev.Phase + "/" + ev.Node + "/" + ev.Step
+				if ev.Kind != report.KindStep {
+					continue
+				}
+				if ev.Event.Event == report.EventStarted {
+					started[key] = ev.seq
+				}
+				if ev.Outcome == report.OutcomeFailure && ev.Node != "" && failedNode == "" {
+					failedNode, failedFrom = ev.Node, started[key]
+				}
+			}
+			done := map[string]bool{}
+			for _, c := range e.cluster.Calls[:n1] {
+				if significant(c) && !c.Err && !(c.About == failedNode && c.Seq > failedFrom) {
+					done[c.About+" "+c.Key()] = true
+				}
+			}
+			for _, c := range e.cluster.Calls[n1:] {
+				if significant(c) && done[c.About+" "+c.Key()] {
+					t.Errorf("the rerun repeated finished work: %s", c)
+				}
+			}
+		})
+	}
+}
+
+// scanLines is a helper for tests reading text output.
+var _ = bufio.ScanLines
