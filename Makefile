@@ -1,0 +1,87 @@
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Builds and tests kind with `kind alpha upgrade`.
+#
+#   make build     bin/kind
+#   make install   bin/kind into INSTALL_DIR (default: $(go env GOPATH)/bin)
+#   make unit      unit tests, with the race detector
+#   make e2e       end-to-end tests on a real Docker engine (needs root)
+#   make test      unit, then e2e
+#   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
+#   make lint      golangci-lint only
+#   make demo      create a v1.33 cluster and upgrade it to v1.34 (needs root)
+#   make clean     remove bin/
+
+################################################################################
+# ============================== Environment ===================================
+REPO_ROOT := $(CURDIR)
+OUT_DIR := $(REPO_ROOT)/bin
+# Go from PATH, else where the machine image installs it
+export PATH := $(PATH):/usr/local/go/bin
+GO ?= go
+################################################################################
+# ================================ Options =====================================
+INSTALL ?= install
+INSTALL_DIR ?= $(shell $(GO) env GOPATH)/bin
+KIND_BINARY_NAME ?= kind
+# the version baked into the binary: `git describe` of a tagged commit,
+# else the default in pkg/cmd/kind/version
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null)
+VERSION_PKG := github.com/kindupgrade/kind-upgrade/pkg/cmd/kind/version
+# reproducible (-trimpath, no build id), small (-s -w) and static (no cgo)
+KIND_LD_FLAGS := -buildid= -s -w $(if $(VERSION),-X=$(VERSION_PKG).Version=$(VERSION))
+KIND_BUILD_FLAGS ?= -trimpath -ldflags="$(KIND_LD_FLAGS)"
+################################################################################
+# ================================ Building ====================================
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build $(KIND_BUILD_FLAGS) -o "$(OUT_DIR)/$(KIND_BINARY_NAME)" ./cmd/kind
+
+# use: make install INSTALL_DIR=/usr/local/bin
+install: build
+	$(INSTALL) -d "$(INSTALL_DIR)"
+	$(INSTALL) "$(OUT_DIR)/$(KIND_BINARY_NAME)" "$(INSTALL_DIR)/$(KIND_BINARY_NAME)"
+################################################################################
+# ================================= Testing ====================================
+unit:
+	hack/make-rules/unit.sh
+
+e2e: build
+	hack/make-rules/e2e.sh
+
+# unit, then e2e (not in parallel, even under make -j)
+test:
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory e2e
+
+demo: build
+	hack/make-rules/demo.sh
+################################################################################
+# ================================ Checking ====================================
+verify:
+	hack/make-rules/verify.sh
+
+lint:
+	hack/make-rules/lint.sh
+
+shellcheck:
+	hack/make-rules/verify.sh shellcheck
+################################################################################
+# ================================ Cleanup =====================================
+clean:
+	rm -rf "$(OUT_DIR)"
+################################################################################
+.PHONY: all build install unit e2e test demo verify lint shellcheck clean

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# unit.sh [PACKAGES...]: the unit tests (-short skips TestIntegration...),
+# with the race detector, of PACKAGES (default ./...).
+
+set -o errexit -o nounset -o pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# the race detector needs cgo
+export CGO_ENABLED=1
+if [[ $# -eq 0 ]]; then
+  set -- ./...
+fi
+stage "unit tests (go test -short -race $*)" go test -short -race "$@"
