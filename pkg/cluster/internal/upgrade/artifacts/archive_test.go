@@ -368,7 +368,7 @@ func TestNormalize(t *testing.T) {
 		{"registry.k8s.io/pause:3.10.1", "registry.k8s.io/pause:3.10.1"},
 		{"localhost:5000/foo", "localhost:5000/foo:latest"},
 		{"localhost/foo:v1", "localhost/foo:v1"},
-		{"busybox@sha256:abc", "docker.io/library/busybox@sha256:abc"},
+		{"busybox@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "docker.io/library/busybox@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
 		{"", ""},
 	}
 	for _, tc := range cases {

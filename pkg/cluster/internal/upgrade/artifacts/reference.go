@@ -16,7 +16,11 @@ limitations under the License.
 
 package artifacts
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/distribution/reference"
+)
 
 // archSuffixes are the architectures Kubernetes release images carry as a
 // -<arch> suffix on their repository, as in kube-apiserver-amd64.
@@ -62,26 +66,11 @@ func StripArchSuffix(ref string) string {
 // Normalize returns ref fully qualified the way containerd stores it:
 // "busybox" becomes docker.io/library/busybox:latest and
 // "foo/bar:v1" becomes docker.io/foo/bar:v1. A ref with a registry keeps it.
+// A ref that does not parse is returned unchanged.
 func Normalize(ref string) string {
-	repository, rest := splitRef(ref)
-	if repository == "" {
+	named, err := reference.ParseNormalizedNamed(strings.TrimSpace(ref))
+	if err != nil {
 		return ref
 	}
-	domain, remainder := "docker.io", repository
-	if slash := strings.IndexByte(repository, '/'); slash >= 0 {
-		first := repository[:slash]
-		if strings.ContainsAny(first, ".:") || first == "localhost" {
-			domain, remainder = first, repository[slash+1:]
-		}
-	}
-	if domain == "index.docker.io" {
-		domain = "docker.io"
-	}
-	if domain == "docker.io" && !strings.Contains(remainder, "/") {
-		remainder = "library/" + remainder
-	}
-	if rest == "" {
-		rest = ":latest"
-	}
-	return domain + "/" + remainder + rest
+	return reference.TagNameOnly(named).String()
 }

@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/distribution/reference"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 )
 
 // Images kubeadm lists for each minor version, as the real kubeadm does.
@@ -63,11 +63,7 @@ func minor(version string) string {
 
 // normalize returns the fully qualified form of ref.
 func normalize(ref string) string {
-	named, err := reference.ParseNormalizedNamed(ref)
-	if err != nil {
-		return ref
-	}
-	return named.String()
+	return artifacts.Normalize(ref)
 }
 
 // Binary returns a fake Kubernetes binary: an ELF header for arch (amd64 or

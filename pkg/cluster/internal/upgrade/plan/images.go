@@ -22,6 +22,8 @@ import (
 
 	"github.com/distribution/reference"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+
 	"sigs.k8s.io/kind/pkg/cluster/constants"
 )
 
@@ -35,14 +37,9 @@ var controlPlaneComponents = map[string]bool{
 
 // Normalize returns the fully qualified form of an image reference
 // ("etcd:3.6.5-0" becomes "docker.io/library/etcd:3.6.5-0"), the form
-// containerd lists images in. References that do not parse are returned
-// unchanged.
+// containerd lists images in.
 func Normalize(ref string) string {
-	named, err := reference.ParseNormalizedNamed(strings.TrimSpace(ref))
-	if err != nil {
-		return ref
-	}
-	return named.String()
+	return artifacts.Normalize(ref)
 }
 
 // Component returns the last path element of an image's repository:

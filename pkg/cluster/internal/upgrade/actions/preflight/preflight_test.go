@@ -1,0 +1,58 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package preflight
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseProbe(t *testing.T) {
+	t.Parallel()
+	target, images, err := ParseProbe("v1.34.4\nregistry.k8s.io/kube-apiserver:v1.34.4\n\nregistry.k8s.io/pause:3.10.1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target.String() != "1.34.4" || strings.Join(images, ",") != "registry.k8s.io/kube-apiserver:v1.34.4,registry.k8s.io/pause:3.10.1" {
+		t.Errorf("parsed %s %v", target, images)
+	}
+	for _, bad := range []string{"", "garbage\nimage", "v1.34.4\n"} {
+		if _, _, err := ParseProbe(bad); err == nil {
+			t.Errorf("ParseProbe(%q) did not fail", bad)
+		}
+	}
+}
+
+func TestParseDFAvailable(t *testing.T) {
+	t.Parallel()
+	got, err := ParseDFAvailable("Filesystem     1024-blocks     Used Available Capacity Mounted on\noverlay          263174212 12345678 250000000       5% /\n")
+	if err != nil || got != 250000000*1024 {
+		t.Errorf("got %d, %v", got, err)
+	}
+	if _, err := ParseDFAvailable("df: /var/lib/containerd: No such file or directory"); err == nil {
+		t.Error("garbage parsed")
+	}
+}
+
+func TestGoArch(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"x86_64": "amd64", "aarch64": "arm64", "armv7l": "arm", "s390x": "s390x", "ppc64le": "ppc64le", "i686": "386"} {
+		if got := GoArch(in); got != want {
+			t.Errorf("GoArch(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

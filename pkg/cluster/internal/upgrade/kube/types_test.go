@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kube
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseNodeList(t *testing.T) {
+	t.Parallel()
+	out := `{"items":[
+	{"metadata":{"name":"kind-control-plane","annotations":{"a":"b"}},
+	 "spec":{"taints":[{"key":"node-role.kubernetes.io/control-plane","effect":"NoSchedule"}]},
+	 "status":{"conditions":[{"type":"MemoryPressure","status":"False"},{"type":"Ready","status":"True"}],"nodeInfo":{"kubeletVersion":"v1.34.4"}}},
+	{"metadata":{"name":"kind-worker"},"spec":{"unschedulable":true,"taints":[{"key":"x","effect":"PreferNoSchedule"}]},
+	 "status":{"conditions":[{"type":"Ready","status":"Unknown"}],"nodeInfo":{"kubeletVersion":"v1.33.13"}}}]}`
+	nodes, err := ParseNodeList([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) != 2 {
+		t.Fatalf("got %d nodes", len(nodes))
+	}
+	cp, w := nodes[0], nodes[1]
+	if cp.Name != "kind-control-plane" || !cp.Ready || !cp.NoSchedule || cp.Unschedulable || cp.KubeletVersion != "v1.34.4" || cp.Annotations["a"] != "b" {
+		t.Errorf("control plane parsed as %+v", cp)
+	}
+	if w.Ready || w.NoSchedule || !w.Unschedulable || w.KubeletVersion != "v1.33.13" {
+		t.Errorf("worker parsed as %+v", w)
+	}
+	if _, err := ParseNodeList([]byte("not json")); err == nil {
+		t.Error("garbage parsed")
+	}
+}
+
+func TestParsePodList(t *testing.T) {
+	t.Parallel()
+	out := `{"items":[{"metadata":{"name":"etcd-kind-control-plane","labels":{"component":"etcd","tier":"control-plane"}},
+	"spec":{"nodeName":"kind-control-plane","containers":[{"image":"registry.k8s.io/etcd:3.6.5-0"}]},
+	"status":{"conditions":[{"type":"Ready","status":"True"}]}}]}`
+	pods, err := ParsePodList([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods) != 1 || pods[0].Component != "etcd" || pods[0].NodeName != "kind-control-plane" || !pods[0].Ready ||
+		strings.Join(pods[0].Images, ",") != "registry.k8s.io/etcd:3.6.5-0" {
+		t.Errorf("parsed %+v", pods)
+	}
+}
+
+func TestParseWorkloads(t *testing.T) {
+	t.Parallel()
+	out := `{"items":[
+	{"kind":"DaemonSet","metadata":{"name":"kube-proxy","generation":2},"status":{"observedGeneration":2,"desiredNumberScheduled":2,"updatedNumberScheduled":2,"numberAvailable":2}},
+	{"kind":"DaemonSet","metadata":{"name":"rolling","generation":3},"status":{"observedGeneration":3,"desiredNumberScheduled":2,"updatedNumberScheduled":1,"numberAvailable":2}},
+	{"kind":"Deployment","metadata":{"name":"coredns","generation":2},"spec":{"replicas":2},"status":{"observedGeneration":2,"updatedReplicas":2,"availableReplicas":2}},
+	{"kind":"Deployment","metadata":{"name":"stale","generation":5},"spec":{"replicas":1},"status":{"observedGeneration":4,"updatedReplicas":1,"availableReplicas":1}},
+	{"kind":"ConfigMap","metadata":{"name":"ignored"}}]}`
+	got, err := ParseWorkloads([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"kube-proxy": true, "rolling": false, "coredns": true, "stale": false}
+	if len(got) != len(want) {
+		t.Fatalf("parsed %+v", got)
+	}
+	for _, w := range got {
+		if w.Available != want[w.Name] {
+			t.Errorf("%s available=%v (%s), want %v", w.Name, w.Available, w.Detail, want[w.Name])
+		}
+	}
+}
+
+func TestParseClusterConfiguration(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseClusterConfiguration([]byte("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.33.13\nimageRepository: registry.k8s.io\nnetworking:\n  podSubnet: 10.244.0.0/16\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.KubernetesVersion != "v1.33.13" || cfg.ImageRepository != "registry.k8s.io" {
+		t.Errorf("parsed %+v", cfg)
+	}
+	if _, err := ParseClusterConfiguration([]byte("kind: ClusterConfiguration\n")); err == nil {
+		t.Error("a configuration without kubernetesVersion parsed")
+	}
+}

@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	v := func(s string) *semver.Version { return semver.MustParse(s) }
+	same := func(version string) map[string]*semver.Version {
+		return map[string]*semver.Version{"cp": v(version), "worker": v(version)}
+	}
+	cases := []struct {
+		name      string
+		target    string
+		cp        string
+		kubelets  map[string]*semver.Version
+		installed map[string]*semver.Version
+		want      Decision
+		errHas    string
+	}{
+		{name: "patch upgrade", target: "v1.33.14", cp: "v1.33.13", kubelets: same("v1.33.13"), installed: same("v1.33.13"), want: Upgrade},
+		{name: "minor upgrade", target: "v1.34.4", cp: "v1.33.13", kubelets: same("v1.33.13"), installed: same("v1.33.13"), want: Upgrade},
+		{name: "minor upgrade to a release candidate", target: "v1.34.0-rc.1", cp: "v1.33.13", kubelets: same("v1.33.13"), installed: same("v1.33.13"), want: Upgrade},
+		{name: "same version everywhere", target: "v1.34.4", cp: "v1.34.4", kubelets: same("v1.34.4"), installed: same("v1.34.4"), want: NothingToDo},
+		{name: "control plane done, kubelets not (resume)", target: "v1.34.4", cp: "v1.34.4", kubelets: same("v1.33.13"), installed: same("v1.33.13"), want: Upgrade},
+		{name: "kubelets done, /kind/version not (resume)", target: "v1.34.4", cp: "v1.34.4", kubelets: same("v1.34.4"),
+			installed: map[string]*semver.Version{"cp": v("v1.34.4"), "worker": v("v1.33.13")}, want: Upgrade},
+		{name: "one kubelet behind, others done (resume)", target: "v1.34.4", cp: "v1.34.4",
+			kubelets: map[string]*semver.Version{"cp": v("v1.34.4"), "worker": v("v1.33.13")}, installed: same("v1.33.13"), want: Upgrade},
+		{name: "patch downgrade", target: "v1.33.12", cp: "v1.33.13", kubelets: same("v1.33.13"), errHas: "that is a downgrade"},
+		{name: "minor downgrade", target: "v1.32.5", cp: "v1.33.13", kubelets: same("v1.33.13"), errHas: "that is a downgrade"},
+		{name: "release candidate of the current version is older", target: "v1.34.0-rc.1", cp: "v1.34.0", kubelets: same("v1.34.0"), errHas: "that is a downgrade"},
+		{name: "skipping one minor", target: "v1.35.0", cp: "v1.33.13", kubelets: same("v1.33.13"), errHas: "upgrade to v1.34.x first"},
+		{name: "skipping two minors", target: "v1.36.1", cp: "v1.33.13", kubelets: same("v1.33.13"), errHas: "skips a minor version"},
+		{name: "major version", target: "v2.0.0", cp: "v1.33.13", kubelets: same("v1.33.13"), errHas: "the major version differs"},
+		{name: "a kubelet newer than the target", target: "v1.34.4", cp: "v1.34.4",
+			kubelets: map[string]*semver.Version{"cp": v("v1.34.4"), "worker": v("v1.34.5")}, errHas: `the kubelet on node "worker" is v1.34.5, newer than the target`},
+		{name: "a kubelet too old for the target", target: "v1.34.4", cp: "v1.33.13",
+			kubelets: map[string]*semver.Version{"cp": v("v1.33.13"), "worker": v("v1.30.2")}, errHas: "more than 3 minor versions older"},
+		{name: "a kubelet three minors behind is allowed", target: "v1.34.4", cp: "v1.33.13",
+			kubelets: map[string]*semver.Version{"cp": v("v1.33.13"), "worker": v("v1.31.2")}, want: Upgrade},
+	}
+	for _, tc := range cases {
+		tc := tc
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			installed := tc.installed
+			if installed == nil {
+				installed = tc.kubelets
+			}
+			got, err := Decide(v(tc.target), ClusterVersions{ControlPlane: v(tc.cp), Kubelets: tc.kubelets, Installed: installed})
+			if tc.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("error %v, want one containing %q", err, tc.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("decision %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"v1.34.4":              "1.34.4",
+		"Kubernetes v1.34.4\n": "1.34.4",
+		" v1.35.0-rc.1 ":       "1.35.0-rc.1",
+	} {
+		got, err := ParseVersion(in)
+		if err != nil || got.String() != want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := ParseVersion("not a version"); err == nil {
+		t.Error("ParseVersion accepted garbage")
+	}
+}
+
+func TestImagePlanning(t *testing.T) {
+	t.Parallel()
+	list := []string{
+		"registry.k8s.io/kube-apiserver:v1.34.4",
+		"registry.k8s.io/kube-controller-manager:v1.34.4",
+		"registry.k8s.io/kube-scheduler:v1.34.4",
+		"registry.k8s.io/kube-proxy:v1.34.4",
+		"registry.k8s.io/coredns/coredns:v1.12.1",
+		"registry.k8s.io/pause:3.10.1",
+		"registry.k8s.io/etcd:3.6.5-0",
+	}
+	if got := NeededOn(list, "control-plane"); len(got) != len(list) {
+		t.Errorf("control plane needs %v", got)
+	}
+	worker := strings.Join(NeededOn(list, "worker"), " ")
+	if worker != "registry.k8s.io/kube-proxy:v1.34.4 registry.k8s.io/coredns/coredns:v1.12.1 registry.k8s.io/pause:3.10.1" {
+		t.Errorf("a worker needs %s", worker)
+	}
+	present := ImageSet([]string{"registry.k8s.io/pause:3.10.1", "docker.io/library/busybox:latest", "sha256:abcd"})
+	missing := Missing([]string{"registry.k8s.io/pause:3.10.1", "busybox", "registry.k8s.io/etcd:3.6.5-0"}, present)
+	if got := strings.Join(missing, " "); got != "registry.k8s.io/etcd:3.6.5-0" {
+		t.Errorf("missing %s", got)
+	}
+	if got := Component("registry.k8s.io/coredns/coredns:v1.12.1"); got != "coredns" {
+		t.Errorf("component %s", got)
+	}
+	if got := Tag("registry.k8s.io/etcd:3.6.5-0"); got != "3.6.5-0" {
+		t.Errorf("tag %s", got)
+	}
+	if got := ComponentImage(list, "etcd"); got != "registry.k8s.io/etcd:3.6.5-0" {
+		t.Errorf("etcd image %s", got)
+	}
+}
