@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# The demo (`make demo`): on a fresh machine it builds (or reuses) the
+# offline artifacts, creates a v1.33.13 cluster "kind-upgrade-demo" with
+# bin/kind (1 control plane, 1 worker), deploys a canary, upgrades the
+# cluster in place to v1.34.4 with `kind alpha upgrade`, and shows the nodes
+# and the canary afterwards. The cluster is left running; delete it with
+#   bin/kind delete cluster --name kind-upgrade-demo
+# Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind.
+
+set -o errexit -o nounset -o pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "${REPO_ROOT}"
+# shellcheck source=hack/e2e/artifacts-env.sh
+source hack/e2e/artifacts-env.sh
+
+NAME="${DEMO_CLUSTER_NAME:-kind-upgrade-demo}"
+KIND="${REPO_ROOT}/bin/kind"
+CP="${NAME}-control-plane"
+
+say() {
+  printf '\n\033[1m==> %s\033[0m\n' "$*"
+}
+
+kubectl_cp() {
+  docker exec "${CP}" kubectl --kubeconfig=/etc/kubernetes/admin.conf "$@"
+}
+
+say "Building (or reusing) the offline artifacts: node image ${E2E_FROM_VERSION}, ${E2E_TO_VERSION} release folder"
+load_artifacts_env
+echo "node image:  ${NODE_IMAGE}"
+echo "--image-dir: ${IMAGE_DIR}"
+
+say "Creating cluster ${NAME} at ${E2E_FROM_VERSION} (1 control plane, 1 worker)"
+"${KIND}" delete cluster --name "${NAME}"
+"${KIND}" create cluster --name "${NAME}" --image "${NODE_IMAGE}" --config hack/e2e/kind-config.yaml
+hack/e2e/install-cni.sh "${NAME}"
+kubectl_cp wait --for=condition=Ready --timeout=180s nodes --all
+
+say "Deploying a canary (2 replicas behind a Service)"
+"${KIND}" load image-archive "${CANARY_TAR}" --name "${NAME}"
+kubectl_cp create deployment canary --image="docker.io/${CANARY_IMAGE}" --replicas=2 -- /canary serve
+kubectl_cp patch deployment canary --type=json \
+  -p='[{"op":"add","path":"/spec/template/spec/containers/0/imagePullPolicy","value":"Never"}]'
+kubectl_cp expose deployment canary --port=80 --target-port=8080
+kubectl_cp wait --for=condition=Available --timeout=180s deployment/canary
+
+say "Before the upgrade"
+kubectl_cp get nodes -o wide
+kubectl_cp get pods -A -o wide
+
+say "kind alpha upgrade --name ${NAME} --image-dir ${IMAGE_DIR}"
+start="${SECONDS}"
+"${KIND}" alpha upgrade --name "${NAME}" --image-dir "${IMAGE_DIR}"
+echo "upgraded in $((SECONDS - start))s"
+
+say "After the upgrade"
+kubectl_cp get nodes -o wide
+kubectl_cp version
+kubectl_cp get pods -A -o wide
+for node in $(docker ps --filter "label=io.x-k8s.kind.cluster=${NAME}" --format '{{.Names}}' | sort); do
+  printf '%s /kind/version: %s\n' "${node}" "$(docker exec "${node}" cat /kind/version)"
+done
+kubectl_cp wait --for=condition=Available --timeout=120s deployment/canary
+echo "canary: $(kubectl_cp get deployment canary -o jsonpath='{.status.availableReplicas}')/2 replicas available"
+
+say "Done. The cluster ${NAME} is still running: ${KIND} delete cluster --name ${NAME}"

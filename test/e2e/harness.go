@@ -1,0 +1,273 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Environment the test needs; hack/e2e/run.sh sets all of it.
+const (
+	envKind        = "E2E_KIND"         // this repository's kind binary
+	envNodeImage   = "E2E_NODE_IMAGE"   // node image at the old version
+	envImageDir    = "E2E_IMAGE_DIR"    // --image-dir for the new version
+	envCanaryTar   = "E2E_CANARY_TAR"   // docker-archive of the canary image
+	envCanaryImage = "E2E_CANARY_IMAGE" // its name
+	envInstallCNI  = "E2E_INSTALL_CNI"  // hack/e2e/install-cni.sh
+	envArtifacts   = "E2E_ARTIFACTS"    // where logs, junit and timings go
+	envFrom        = "E2E_FROM"         // version the cluster starts at
+	envTo          = "E2E_TO"           // version it is upgraded to
+	envEtcd        = "E2E_ETCD_VERSION" // etcd version expected after
+	envCoreDNS     = "E2E_COREDNS_TAG"  // CoreDNS tag expected after
+)
+
+type harness struct {
+	t         *testing.T
+	kind      string
+	name      string
+	artifacts string
+	suite     *junitSuite
+	cp        string // control-plane node container
+	log       *os.File
+}
+
+func getenv(t *testing.T, key string) string {
+	t.Helper()
+	v := os.Getenv(key)
+	if v == "" {
+		t.Fatalf("%s is not set: run this test with `make e2e` (hack/e2e/run.sh)", key)
+	}
+	return v
+}
+
+// run runs a host command, logging it and its output to commands.log, and
+// returns its stdout and stderr together.
+func (h *harness) run(stdin []byte, name string, args ...string) (string, error) {
+	return h.runSplit(true, stdin, name, args...)
+}
+
+// runStdout is run returning only stdout; stderr goes to commands.log.
+func (h *harness) runStdout(name string, args ...string) (string, error) {
+	return h.runSplit(false, nil, name, args...)
+}
+
+func (h *harness) runSplit(combined bool, stdin []byte, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errOut
+	if combined {
+		cmd.Stderr = &out
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	start := time.Now()
+	err := cmd.Run()
+	fmt.Fprintf(h.log, "$ %s %s  # %s, err=%v\n%s%s\n", name, strings.Join(args, " "), time.Since(start).Round(time.Millisecond), err, out.String(), errOut.String())
+	if err != nil {
+		return out.String(), fmt.Errorf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.String(), nil
+}
+
+// kubectl runs kubectl on the control-plane node.
+func (h *harness) kubectl(args ...string) (string, error) {
+	return h.run(nil, "docker", append([]string{"exec", h.cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf"}, args...)...)
+}
+
+func (h *harness) apply(manifest string) error {
+	_, err := h.run([]byte(manifest), "docker", "exec", "-i", h.cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "apply", "-f", "-")
+	return err
+}
+
+// check runs a named check, records it in the JUnit suite and fails the
+// test (but goes on) when it fails.
+func (h *harness) check(name string, fn func() error) bool {
+	h.t.Helper()
+	start := time.Now()
+	err := fn()
+	h.suite.add(name, time.Since(start), err)
+	if err != nil {
+		h.t.Errorf("%s: %v", name, err)
+		return false
+	}
+	h.t.Logf("ok: %s (%s)", name, time.Since(start).Round(time.Millisecond))
+	return true
+}
+
+// must is check that stops the test on failure.
+func (h *harness) must(name string, fn func() error) {
+	h.t.Helper()
+	if !h.check(name, fn) {
+		h.t.FailNow()
+	}
+}
+
+// eventually polls fn until it succeeds or timeout passes.
+func eventually(timeout time.Duration, fn func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := fn()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+type nodeInfo struct {
+	Name, Kubelet string
+	Ready         bool
+}
+
+func (h *harness) nodes() ([]nodeInfo, error) {
+	out, err := h.kubectl("get", "nodes", "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct{ Name string } `json:"metadata"`
+			Status   struct {
+				Conditions []struct{ Type, Status string } `json:"conditions"`
+				NodeInfo   struct {
+					KubeletVersion string `json:"kubeletVersion"`
+				} `json:"nodeInfo"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return nil, err
+	}
+	var nodes []nodeInfo
+	for _, it := range list.Items {
+		n := nodeInfo{Name: it.Metadata.Name, Kubelet: it.Status.NodeInfo.KubeletVersion}
+		for _, c := range it.Status.Conditions {
+			if c.Type == "Ready" {
+				n.Ready = c.Status == "True"
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	return nodes, nil
+}
+
+// allAt checks every node is Ready at version (kubelet and /kind/version).
+func (h *harness) allAt(version string) error {
+	nodes, err := h.nodes()
+	if err != nil {
+		return err
+	}
+	if len(nodes) != 2 {
+		return fmt.Errorf("want 2 nodes, got %d", len(nodes))
+	}
+	for _, n := range nodes {
+		if !n.Ready || n.Kubelet != version {
+			return fmt.Errorf("node %s: Ready=%v kubelet %s, want Ready at %s", n.Name, n.Ready, n.Kubelet, version)
+		}
+		out, err := h.run(nil, "docker", "exec", n.Name, "cat", "/kind/version")
+		if err != nil {
+			return err
+		}
+		if got := strings.TrimSpace(out); got != version {
+			return fmt.Errorf("node %s: /kind/version is %q, want %s", n.Name, got, version)
+		}
+	}
+	return nil
+}
+
+func (h *harness) serverVersion() (string, error) {
+	out, err := h.kubectl("get", "--raw=/version")
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	return v.GitVersion, json.Unmarshal([]byte(out), &v)
+}
+
+// exec runs the canary binary in the pv-canary pod.
+func (h *harness) canary(args ...string) (string, error) {
+	return h.kubectl(append([]string{"exec", "deploy/pv-canary", "--", "/canary"}, args...)...)
+}
+
+func (h *harness) versions(title string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:\n", title)
+	if v, err := h.serverVersion(); err == nil {
+		fmt.Fprintf(&b, "  API server %s\n", v)
+	}
+	nodes, _ := h.nodes()
+	for _, n := range nodes {
+		installed, _ := h.run(nil, "docker", "exec", n.Name, "cat", "/kind/version")
+		fmt.Fprintf(&b, "  %-28s kubelet %-10s /kind/version %-10s Ready=%v\n", n.Name, n.Kubelet, strings.TrimSpace(installed), n.Ready)
+	}
+	return b.String()
+}
+
+// phaseTimes reads --output json events and returns phase -> seconds, in
+// the order the phases ran, plus the whole upgrade's wall time.
+func phaseTimes(events string) ([]string, map[string]float64, float64, error) {
+	var order []string
+	times := map[string]float64{}
+	total := 0.0
+	scanner := bufio.NewScanner(strings.NewReader(events))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		var ev struct {
+			Kind, Event, Phase, Outcome string
+			DurationSeconds             float64
+		}
+		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
+			return nil, nil, 0, fmt.Errorf("not a JSON event: %q", scanner.Text())
+		}
+		if ev.Event != "finished" {
+			continue
+		}
+		switch ev.Kind {
+		case "phase":
+			order = append(order, ev.Phase)
+			times[ev.Phase] = ev.DurationSeconds
+		case "upgrade":
+			total = ev.DurationSeconds
+		}
+	}
+	return order, times, total, scanner.Err()
+}
+
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Errorf("failed to write %s: %v", name, err)
+	}
+}

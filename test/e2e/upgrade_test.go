@@ -1,0 +1,330 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const clusterConfig = `kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+networking:
+  disableDefaultCNI: true
+nodes:
+- role: control-plane
+- role: worker
+`
+
+// workloads: a 2-replica HTTP canary behind a Service (tolerating the
+// control plane, so a drain moves a replica), and a pod writing to a
+// hostPath PersistentVolume on the worker.
+const workloads = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: canary
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: canary}
+  template:
+    metadata:
+      labels: {app: canary}
+    spec:
+      tolerations:
+      - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+      containers:
+      - name: canary
+        image: IMAGE
+        imagePullPolicy: Never
+        args: [serve]
+        ports:
+        - containerPort: 8080
+        readinessProbe:
+          httpGet: {path: /healthz, port: 8080}
+          periodSeconds: 2
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: canary
+spec:
+  selector: {app: canary}
+  ports:
+  - port: 80
+    targetPort: 8080
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: canary-pv
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: standard
+  hostPath: {path: /var/lib/canary-pv, type: DirectoryOrCreate}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [WORKER]}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: canary-pvc
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: standard
+  resources:
+    requests: {storage: 1Gi}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: pv-canary
+spec:
+  replicas: 1
+  strategy: {type: Recreate}
+  selector:
+    matchLabels: {app: pv-canary}
+  template:
+    metadata:
+      labels: {app: pv-canary}
+    spec:
+      containers:
+      - name: canary
+        image: IMAGE
+        imagePullPolicy: Never
+        args: [sleep]
+        volumeMounts:
+        - {name: data, mountPath: /data}
+      volumes:
+      - name: data
+        persistentVolumeClaim: {claimName: canary-pvc}
+`
+
+func TestIntegrationUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs Docker and the offline artifacts (make e2e)")
+	}
+	h := &harness{
+		t:         t,
+		kind:      getenv(t, envKind),
+		name:      "kind-upgrade-e2e",
+		artifacts: getenv(t, envArtifacts),
+		suite:     &junitSuite{name: "kind-alpha-upgrade-e2e", start: time.Now()},
+	}
+	from, to := getenv(t, envFrom), getenv(t, envTo)
+	imageDir := getenv(t, envImageDir)
+	h.cp = h.name + "-control-plane"
+	worker := h.name + "-worker"
+	if err := os.MkdirAll(h.artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if h.log, err = os.Create(filepath.Join(h.artifacts, "commands.log")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if _, err := h.run(nil, h.kind, "export", "logs", filepath.Join(h.artifacts, "logs"), "--name", h.name); err != nil {
+				t.Logf("failed to export logs: %v", err)
+			}
+		}
+		if err := h.suite.write(h.artifacts); err != nil {
+			t.Errorf("failed to write junit: %v", err)
+		}
+		if os.Getenv("E2E_KEEP_CLUSTER") == "" {
+			if _, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name); err != nil {
+				t.Errorf("failed to delete the cluster: %v", err)
+			}
+		}
+		h.log.Close()
+	})
+
+	// a cluster left by an interrupted run goes first
+	h.must("delete a leftover cluster", func() error {
+		_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+		return err
+	})
+	h.must("create a cluster at "+from, func() error {
+		_, err := h.run([]byte(clusterConfig), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(t, envNodeImage), "--config", "-")
+		return err
+	})
+	h.must("install pod networking", func() error {
+		_, err := h.run(nil, getenv(t, envInstallCNI), h.name)
+		return err
+	})
+	h.must("nodes Ready at "+from, func() error {
+		return eventually(3*time.Minute, func() error { return h.allAt(from) })
+	})
+	before := h.versions("Before the upgrade")
+	t.Log(before)
+
+	h.must("deploy the canaries", func() error {
+		if _, err := h.run(nil, h.kind, "load", "image-archive", getenv(t, envCanaryTar), "--name", h.name); err != nil {
+			return err
+		}
+		manifest := strings.ReplaceAll(workloads, "IMAGE", "docker.io/"+getenv(t, envCanaryImage))
+		if err := h.apply(strings.ReplaceAll(manifest, "WORKER", worker)); err != nil {
+			return err
+		}
+		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/canary", "deployment/pv-canary")
+		return err
+	})
+	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
+	h.must("write to the PersistentVolume", func() error {
+		_, err := h.canary("write", "/data/canary.txt", token)
+		return err
+	})
+	serviceURL := "http://canary.default.svc.cluster.local/"
+	httpCheck := func() error {
+		return eventually(time.Minute, func() error {
+			out, err := h.canary("get", serviceURL)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(strings.TrimSpace(out), "canary-") {
+				return fmt.Errorf("the canary Service answered %q", out)
+			}
+			return nil
+		})
+	}
+	h.must("the canary answers HTTP through its Service before", httpCheck)
+
+	// the upgrade
+	var events string
+	h.must("kind alpha upgrade to "+to, func() error {
+		var err error
+		events, err = h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+		writeFile(t, h.artifacts, "upgrade-events.jsonl", events)
+		return err
+	})
+	order, times, total, err := phaseTimes(events)
+	if err != nil {
+		t.Errorf("failed to read the upgrade's events: %v", err)
+	}
+	var report strings.Builder
+	fmt.Fprintf(&report, "Upgrade %s -> %s per-phase wall time:\n", from, to)
+	for _, p := range order {
+		fmt.Fprintf(&report, "  %-15s %7.1fs\n", p, times[p])
+	}
+	fmt.Fprintf(&report, "  %-15s %7.1fs\n", "total", total)
+	after := h.versions("After the upgrade")
+	report.WriteString("\n" + before + "\n" + after)
+	writeFile(t, h.artifacts, "upgrade-report.txt", report.String())
+	if b, err := json.MarshalIndent(map[string]interface{}{"from": from, "to": to, "phases": times, "order": order, "totalSeconds": total}, "", "  "); err == nil {
+		writeFile(t, h.artifacts, "phase-times.json", string(b)+"\n")
+	}
+	t.Log("\n" + report.String())
+
+	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
+	h.check("the API server runs "+to, func() error {
+		v, err := h.serverVersion()
+		if err == nil && v != to {
+			err = fmt.Errorf("the API server reports %s", v)
+		}
+		return err
+	})
+	h.check("etcd runs "+getenv(t, envEtcd), func() error {
+		return h.podImage("component=etcd", "registry.k8s.io/etcd:"+getenv(t, envEtcd)+"-0")
+	})
+	h.check("CoreDNS runs "+getenv(t, envCoreDNS), func() error {
+		return h.podImage("k8s-app=kube-dns", "registry.k8s.io/coredns/coredns:"+getenv(t, envCoreDNS))
+	})
+	h.check("the canary answers HTTP through its Service after", httpCheck)
+	h.check("the canary Deployment is available with 2 replicas", func() error {
+		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=120s", "deployment/canary")
+		return err
+	})
+	h.check("the PersistentVolume data reads back", func() error {
+		out, err := h.canary("read", "/data/canary.txt")
+		if err == nil && strings.TrimSpace(out) != token {
+			err = fmt.Errorf("read %q, want %q", out, token)
+		}
+		return err
+	})
+	h.check("cluster DNS resolves", func() error {
+		return eventually(time.Minute, func() error {
+			_, err := h.canary("lookup", "kubernetes.default.svc.cluster.local")
+			return err
+		})
+	})
+	h.check("a second upgrade changes nothing and exits 0", func() error {
+		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
+		if err != nil {
+			return err
+		}
+		writeFile(t, h.artifacts, "second-upgrade-events.jsonl", out)
+		if !strings.Contains(out, "nothing to do") {
+			return fmt.Errorf("the second upgrade did not say there was nothing to do:\n%s", out)
+		}
+		order, _, _, err := phaseTimes(out)
+		if err != nil {
+			return err
+		}
+		if strings.Join(order, ",") != "preflight" {
+			return fmt.Errorf("the second upgrade ran phases %v", order)
+		}
+		return h.allAt(to)
+	})
+}
+
+// podImage checks that the kube-system pods with selector run image and are
+// Ready.
+func (h *harness) podImage(selector, image string) error {
+	return eventually(2*time.Minute, func() error {
+		out, err := h.kubectl("get", "pods", "--namespace=kube-system", "--selector="+selector, "-o", "json")
+		if err != nil {
+			return err
+		}
+		var list struct {
+			Items []struct {
+				Metadata struct{ Name string } `json:"metadata"`
+				Spec     struct {
+					Containers []struct{ Image string } `json:"containers"`
+				} `json:"spec"`
+				Status struct {
+					Conditions []struct{ Type, Status string } `json:"conditions"`
+				} `json:"status"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			return err
+		}
+		if len(list.Items) == 0 {
+			return fmt.Errorf("no pods match %s", selector)
+		}
+		for _, p := range list.Items {
+			ready := false
+			for _, c := range p.Status.Conditions {
+				ready = ready || (c.Type == "Ready" && c.Status == "True")
+			}
+			if p.Spec.Containers[0].Image != image || !ready {
+				return fmt.Errorf("pod %s runs %s (Ready=%v), want %s", p.Metadata.Name, p.Spec.Containers[0].Image, ready, image)
+			}
+		}
+		return nil
+	})
+}
