@@ -243,7 +243,7 @@ build_base_image() {
     systemd-modules-load.service systemd-remount-fs.service systemd-firstboot.service \
     sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount dev-hugepages.mount \
     systemd-journald-audit.socket apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
-    fstrim.timer systemd-hwdb-update.service; do
+    fstrim.timer e2scrub_reap.service systemd-hwdb-update.service; do
     ln -sf /dev/null "${o}/etc/systemd/system/${unit}"
   done
   cat >"${ctx}/Dockerfile" <<EOF
@@ -415,6 +415,38 @@ build_image_dir() {
 
 # ---------------------------------------------------------------- main
 
+# lock_free NAME: true when no run holds the lock of cache entry NAME.
+lock_free() {
+  local f="${E2E_CACHE}/locks/$1.lock" fd
+  [[ -e "${f}" ]] || return 0
+  exec {fd}<"${f}"
+  if flock -n "${fd}"; then
+    exec {fd}<&-
+    return 0
+  fi
+  exec {fd}<&-
+  return 1
+}
+
+# cleanup_leftovers removes what interrupted runs left in Docker: node build
+# containers and temporary base tags whose entry nobody is building.
+cleanup_leftovers() {
+  local c v
+  for c in $(docker ps -a --format '{{.Names}}' | grep "^${BUILD_CONTAINER_PREFIX}node-" || true); do
+    v="${c#"${BUILD_CONTAINER_PREFIX}node-"}"
+    if lock_free "images_node-${v}"; then
+      log "removing leftover build container ${c}"
+      docker rm -f "${c}" >/dev/null 2>&1 || true
+    fi
+  done
+  if lock_free images_base; then
+    for c in $(docker images --format '{{.Repository}}:{{.Tag}}' kind-upgrade-e2e/base-rootfs); do
+      log "removing leftover image ${c}"
+      remove_images "${c}"
+    done
+  fi
+}
+
 # images_for VERSION: kubeadm's image list for VERSION (one per line).
 images_for() {
   "${E2E_CACHE}/bin/kubernetes/$1/kubeadm" config images list --kubernetes-version "$1" 2>/dev/null
@@ -503,6 +535,7 @@ main() {
   "${E2E_DIR}/docker-setup.sh"
   mkdir -p "${E2E_CACHE}"
   log "cache: ${E2E_CACHE}"
+  cleanup_leftovers
 
   # Kubernetes first: by far the longest build.
   local v

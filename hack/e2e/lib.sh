@@ -113,6 +113,7 @@ cached() {
   done
   local tmp
   tmp="$(mktemp -d "${E2E_CACHE}/tmp/${prefix}.build.XXXXXX")"
+  chmod 0755 "${tmp}"
   log "building ${group}/${name} (key ${key})"
   local start=${SECONDS}
   if ! "${fn}" "${tmp}" "$@" >&2; then

@@ -19,12 +19,14 @@
 //	canary write PATH TEXT  writes TEXT to PATH (creating parent directories)
 //	canary read PATH        prints the content of PATH
 //	canary lookup NAME      resolves NAME and prints its addresses
+//	canary get URL          HTTP GET, prints the body (fails unless 2xx)
 //	canary sleep            blocks until SIGTERM/SIGINT
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -60,6 +62,11 @@ func main() {
 			usage()
 		}
 		err = lookup(args[0])
+	case "get":
+		if len(args) != 1 {
+			usage()
+		}
+		err = get(args[0])
 	case "sleep":
 		waitForSignal()
 	default:
@@ -72,7 +79,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: canary serve | write PATH TEXT | read PATH | lookup NAME | sleep")
+	fmt.Fprintln(os.Stderr, "usage: canary serve | write PATH TEXT | read PATH | lookup NAME | get URL | sleep")
 	os.Exit(2)
 }
 
@@ -127,6 +134,22 @@ func lookup(name string) error {
 	}
 	for _, a := range addrs {
 		fmt.Println(a)
+	}
+	return nil
+}
+
+func get(url string) error {
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(os.Stdout, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return nil
 }
