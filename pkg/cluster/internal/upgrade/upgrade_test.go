@@ -406,7 +406,7 @@ func TestRefusalsChangeNothing(t *testing.T) {
 				}
 				e.imageDir = dir
 			},
-			errHas: `kubeadm in --image-dir (` + "", // completed below
+			errHas: `is built for arm64 but node "kind-control-plane" is amd64: use the linux/amd64 release`,
 		},
 		{
 			name: "corrupt image archive",
@@ -416,6 +416,16 @@ func TestRefusalsChangeNothing(t *testing.T) {
 				}
 			},
 			errHas: "etcd.tar",
+		},
+		{
+			name: "an image archive for another architecture",
+			setup: func(t *testing.T, e *env) {
+				archive := fakenode.ImageArchiveFor("arm64", "registry.k8s.io/etcd:3.6.5-0")
+				if err := os.WriteFile(filepath.Join(e.imageDir, "etcd.tar"), archive, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			errHas: "etcd.tar is built for arm64 but node kind-control-plane is amd64",
 		},
 		{
 			name:   "image neither on the nodes nor in --image-dir",

@@ -27,8 +27,14 @@ import (
 	"strings"
 )
 
-// ImageArchive returns a docker-archive tar holding one tiny image per ref.
+// ImageArchive returns a docker-archive tar holding one tiny amd64 image
+// per ref.
 func ImageArchive(refs ...string) []byte {
+	return ImageArchiveFor("amd64", refs...)
+}
+
+// ImageArchiveFor is ImageArchive for images of arch.
+func ImageArchiveFor(arch string, refs ...string) []byte {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	type entry struct {
@@ -42,7 +48,7 @@ func ImageArchive(refs ...string) []byte {
 		_, _ = tw.Write(content)
 	}
 	for i, ref := range refs {
-		config := []byte(`{"architecture":"amd64","os":"linux","ref":"` + ref + `"}`)
+		config := []byte(`{"architecture":"` + arch + `","os":"linux","ref":"` + ref + `"}`)
 		layer := []byte("layer of " + ref)
 		id := strings.Repeat(string(rune('a'+i%26)), 8)
 		add(id+".json", config)

@@ -328,8 +328,16 @@ func checkImages(ctx *actions.Context) error {
 			}
 		}
 	}
+	for _, n := range ctx.Nodes {
+		info := st.Info[n.String()]
+		for _, a := range info.Load {
+			if a.Arch != "" && a.Arch != info.Arch {
+				problems = append(problems, fmt.Sprintf("%s is built for %s but node %s is %s", a.Path, a.Arch, n, info.Arch))
+			}
+		}
+	}
 	if len(problems) > 0 {
-		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s:\n  %s\nadd an archive of each to --image-dir (e.g. `docker save -o <dir>/<name>.tar <image>`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "))
+		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s for the nodes' architecture:\n  %s\nadd an archive of each to --image-dir (e.g. `docker save -o <dir>/<name>.tar <image>`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "))
 	}
 	return nil
 }
