@@ -80,25 +80,42 @@ verify_shellcheck() {
   shellcheck --external-sources "${scripts[@]}"
 }
 
-# has_header FILE BOILERPLATE SKIP_REGEX: FILE starts with BOILERPLATE,
-# after any leading lines matching SKIP_REGEX (a shebang, build tags, ...).
-has_header() {
-  local file="$1" boilerplate="$2" skip="$3"
-  local lines
-  lines="$(wc -l <"${boilerplate}")"
-  awk -v skip="${skip}" 'started || $0 !~ skip { started = 1; print }' "${file}" |
-    head -n "${lines}" | cmp -s - "${boilerplate}"
+# header_lines FILE N SKIP_REGEX prints the first N lines of FILE after any
+# leading lines matching SKIP_REGEX (a shebang, build tags, ...).
+header_lines() {
+  awk -v n="$2" -v skip="$3" '
+    !started && $0 ~ skip { next }
+    { started = 1; print; if (++printed >= n) exit }
+  ' "$1"
 }
 
-# verify_boilerplate: the Apache-2.0 header on every Go and shell file.
+# has_header FILE BOILERPLATE SKIP_REGEX: FILE starts with BOILERPLATE,
+# after any leading lines matching SKIP_REGEX.
+has_header() {
+  local file="$1" boilerplate="$2" skip="$3"
+  cmp -s <(header_lines "${file}" "$(wc -l <"${boilerplate}")" "${skip}") "${boilerplate}"
+}
+
+# go_line_header prints the Go header as // comments instead of /* */.
+go_line_header() {
+  sed -e '1d' -e '$d' hack/boilerplate.go.txt | sed -e 's|^|// |' -e 's| $||'
+}
+
+# verify_boilerplate: the Apache-2.0 header on every Go and shell file. Go
+# files may write it as in hack/boilerplate.go.txt or as // comments.
 verify_boilerplate() {
-  local f rc=0
+  local f rc=0 go_skip='^(//go:build .*|// [+]build .*|)$'
+  local line_header
+  line_header="$(mktemp)"
+  go_line_header >"${line_header}"
   while IFS= read -r f; do
-    if ! has_header "${f}" hack/boilerplate.go.txt '^(//go:build .*|// [+]build .*|)$'; then
+    if ! has_header "${f}" hack/boilerplate.go.txt "${go_skip}" &&
+      ! has_header "${f}" "${line_header}" "${go_skip}"; then
       echo "${f}: missing the license header of hack/boilerplate.go.txt" >&2
       rc=1
     fi
   done < <(repo_files ':(glob)**/*.go')
+  rm -f "${line_header}"
   while IFS= read -r f; do
     if ! has_header "${f}" hack/boilerplate.sh.txt '^(#!.*|# shellcheck .*)$'; then
       echo "${f}: missing the license header of hack/boilerplate.sh.txt (after the #! line)" >&2
