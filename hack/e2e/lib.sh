@@ -61,9 +61,9 @@ entry_ok() {
 # debootstrap can leave proc/sys mounted in its target).
 unmount_under() {
   local target
-  awk '{print $5}' /proc/self/mountinfo | grep -F "$1/" | sort -r | while read -r target; do
+  while read -r target; do
     umount -l "${target}" 2>/dev/null || true
-  done
+  done < <(awk -v p="$1/" 'index($5, p) == 1 {print $5}' /proc/self/mountinfo | sort -r)
 }
 
 # entry_valid DIR KEY FUNC: entry_ok, and, when a function FUNC_valid
