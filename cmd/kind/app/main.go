@@ -93,7 +93,6 @@ func logError(logger log.Logger, err error) {
 	}
 	logger.Errorf("%s: %v", red("ERROR"), err)
 	if runErr := exec.RunErrorForError(err); runErr != nil {
-		logger.Errorf("%s: %s", red("Command"), runErr.PrettyCommand())
 		logger.Errorf("%s:\n%s", red("Command Output"), runErr.Output)
 	}
 	if logger.V(1).Enabled() {

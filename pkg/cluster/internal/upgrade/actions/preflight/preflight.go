@@ -197,9 +197,10 @@ func checkCluster(ctx *actions.Context) error {
 }
 
 // probeScript stages kubeadm (stdin) in a temporary folder, prints its
-// version and the images it needs for that version, and removes it.
+// version and the images it needs for that version, and removes it. The
+// folder is under /var/tmp: kind mounts /tmp noexec.
 const probeScript = `set -e
-d=$(mktemp -d)
+d=$(mktemp -d /var/tmp/kind-upgrade-probe.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 cat > "$d/kubeadm"
 chmod 0755 "$d/kubeadm"
