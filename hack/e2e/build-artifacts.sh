@@ -42,8 +42,13 @@ E2E_NODE_VERSION="${E2E_NODE_VERSION:-v1.33.13}"
 E2E_UPGRADE_VERSION="${E2E_UPGRADE_VERSION:-v1.34.4}"
 CRICTL_VERSION="${CRICTL_VERSION:-v1.34.0}"
 DEBIAN_SUITE="${DEBIAN_SUITE:-bookworm}"
-NODE_IMAGE_REPO="${NODE_IMAGE_REPO:-kind-upgrade-e2e/node}"
-CANARY_IMAGE="kind-upgrade-e2e/canary:v1"
+# Prefix of the Docker images this script names itself (node, base, canary).
+E2E_IMAGE_PREFIX="${E2E_IMAGE_PREFIX:-kind-upgrade-e2e}"
+NODE_IMAGE_REPO="${E2E_IMAGE_PREFIX}/node"
+CANARY_IMAGE="${E2E_IMAGE_PREFIX}/canary:v1"
+# registry.k8s.io/* tags exist in Docker only between import and save; runs
+# with different caches must not interleave there.
+DOCKER_TAG_LOCK="${TMPDIR:-/tmp}/kind-upgrade-e2e-docker-tags.lock"
 KEY_LABEL="io.kind-upgrade-e2e.key"
 BUILD_CONTAINER_PREFIX="kind-upgrade-e2e-build-"
 
@@ -56,7 +61,9 @@ NODE_PACKAGES=(
   containernetworking-plugins conntrack ethtool socat ebtables kmod procps
   ca-certificates libseccomp2 mount util-linux iputils-ping netbase
 )
-PROXY_PACKAGES=(iptables conntrack ipset kmod)
+# kube-proxy runs iptables-save/-restore, conntrack, and nft (it cleans up
+# the other mode's rules at start).
+PROXY_PACKAGES=(iptables nftables conntrack ipset kmod)
 
 # ---------------------------------------------------------------- helpers
 
@@ -221,7 +228,7 @@ build_rootfs() {
 # containerd, our entrypoint and units), no Kubernetes bits.
 build_base_image() {
   local out="$1" rootfs="$2"
-  local name="kind-upgrade-e2e/base:${DEBIAN_SUITE}" tmp_name="kind-upgrade-e2e/base-rootfs:build-$$"
+  local name="${E2E_IMAGE_PREFIX}/base:${DEBIAN_SUITE}" tmp_name="${E2E_IMAGE_PREFIX}/base-rootfs:build-$$"
   docker import - "${tmp_name}" <"${rootfs}/rootfs.tar" >/dev/null
   local ctx="${out}/.ctx"
   local o="${ctx}/overlay"
@@ -262,7 +269,7 @@ EOF
 build_base_image_valid() { docker_image_entry_valid "$1"; }
 
 build_proxy_base_image() {
-  local out="$1" rootfs="$2" name="kind-upgrade-e2e/proxy-base:${DEBIAN_SUITE}"
+  local out="$1" rootfs="$2" name="${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}"
   docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     - "${name}" <"${rootfs}/rootfs.tar" >/dev/null
   record_image "${out}" "${name}"
@@ -273,8 +280,14 @@ build_proxy_base_image_valid() { docker_image_entry_valid "$1"; }
 
 # build_static_image_tar OUT BIN_PATH ENTRYPOINT_JSON CMD_JSON NAME...:
 # OUT/image.tar with an image holding only BIN_PATH (at /usr/local/bin and
-# linked from /), tagged NAME...
+# linked from /), tagged NAME... Kubernetes' own images (etcd, kube-*) get
+# no ENTRYPOINT and the binary as CMD, so both kubeadm's pod specs (command:
+# [kube-apiserver, ...]) and `docker run IMAGE kube-apiserver --version`
+# work; CoreDNS, pause and the canary run from their ENTRYPOINT.
 build_static_image_tar() {
+  with_file_lock "${DOCKER_TAG_LOCK}" static_image_tar "$@"
+}
+static_image_tar() {
   local out="$1" bin="$2" entrypoint="$3" cmd="$4"
   shift 4
   local root="${out}/.root" base
@@ -299,6 +312,9 @@ build_static_image_tar() {
 # build_kube_proxy_tar OUT BIN_DIR NAME: kube-proxy on the Debian proxy base
 # (iptables, conntrack), its iptables commands picking the host's backend.
 build_kube_proxy_tar() {
+  with_file_lock "${DOCKER_TAG_LOCK}" kube_proxy_tar "$@"
+}
+kube_proxy_tar() {
   local out="$1" bin="$2" name="$3"
   local ctx="${out}/.ctx"
   mkdir -p "${ctx}/files/usr/local/bin" "${ctx}/files/usr/local/sbin" "${ctx}/files/usr/sbin"
@@ -309,9 +325,9 @@ build_kube_proxy_tar() {
     ln -s /usr/local/sbin/iptables-auto "${ctx}/files/usr/sbin/${c}"
   done
   cat >"${ctx}/Dockerfile" <<EOF
-FROM kind-upgrade-e2e/proxy-base:${DEBIAN_SUITE}
+FROM ${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}
 COPY files/ /
-ENTRYPOINT ["/usr/local/bin/kube-proxy"]
+CMD ["/usr/local/bin/kube-proxy"]
 EOF
   docker build -q --force-rm -t "${name}" "${ctx}" >/dev/null
   rm -rf "${ctx}"
@@ -440,7 +456,7 @@ cleanup_leftovers() {
     fi
   done
   if lock_free images_base; then
-    for c in $(docker images --format '{{.Repository}}:{{.Tag}}' kind-upgrade-e2e/base-rootfs); do
+    for c in $(docker images --format '{{.Repository}}:{{.Tag}}' "${E2E_IMAGE_PREFIX}/base-rootfs"); do
       log "removing leftover image ${c}"
       remove_images "${c}"
     done
@@ -463,7 +479,7 @@ ensure_static_image() {
   shift 4
   local entry_name key
   entry_name="$(sed 's|^registry\.k8s\.io/||; s|/|_|g; s|:|_|' <<<"$1")"
-  key="$(mkkey "${entry_name}" "=$(declare -f build_static_image_tar minimal_root import_dir save_images)" \
+  key="$(mkkey "${entry_name}" "=$(declare -f static_image_tar minimal_root import_dir save_images)" \
     "=$(stamp_of "$(dirname "${bin}")")" "=${entrypoint} ${cmd} $*")"
   local path
   path="$(cached images "${entry_name}" "${key}" build_static_image_tar "${bin}" "${entrypoint}" "${cmd}" "$@")"
@@ -489,7 +505,7 @@ version_images() {
 
   local etcd_ver="${etcd_tag%-*}" d built=""
   d="$(cached bin/etcd "${etcd_ver}" "$(mkkey "${etcd_ver}" "=$(declare -f build_etcd go_module_build)" "=$(go env GOVERSION)")" build_etcd "${etcd_ver}")"
-  ensure_static_image ETCD_DIR "${d}/etcd" '["/usr/local/bin/etcd"]' '[]' "registry.k8s.io/etcd:${etcd_tag}"
+  ensure_static_image ETCD_DIR "${d}/etcd" '[]' '["/usr/local/bin/etcd"]' "registry.k8s.io/etcd:${etcd_tag}"
 
   d="$(cached bin/coredns "${coredns_tag}" "$(mkkey "${coredns_tag}" "=$(declare -f build_coredns go_module_build)" "${E2E_DIR}/coredns/main.go" "=$(go env GOVERSION)")" build_coredns "${coredns_tag}")"
   ensure_static_image COREDNS_DIR "${d}/coredns" '["/coredns"]' '[]' "registry.k8s.io/coredns/coredns:${coredns_tag}"
@@ -500,12 +516,12 @@ version_images() {
   CP_DIRS=""
   local c out
   for c in kube-apiserver kube-controller-manager kube-scheduler; do
-    ensure_static_image out "${kube}/${c}" "[\"/usr/local/bin/${c}\"]" '[]' "registry.k8s.io/${c}${suffix}:${version}"
+    ensure_static_image out "${kube}/${c}" '[]' "[\"/usr/local/bin/${c}\"]" "registry.k8s.io/${c}${suffix}:${version}"
     CP_DIRS+="${out} "
   done
   local pname="registry.k8s.io/kube-proxy${suffix}:${version}"
   local pentry="kube-proxy${suffix}_${version}"
-  out="$(cached images "${pentry}" "$(mkkey "${pentry}" "=$(declare -f build_kube_proxy_tar save_images)" \
+  out="$(cached images "${pentry}" "$(mkkey "${pentry}" "=$(declare -f kube_proxy_tar save_images)" \
     "${E2E_DIR}/kube-proxy/iptables-auto.sh" "=$(stamp_of "${kube}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
     build_kube_proxy_tar "${kube}" "${pname}")"
   CP_DIRS+="${out}"
@@ -521,7 +537,7 @@ version_images() {
 }
 
 ensure_canary() {
-  CANARY_DIR="$(cached images canary_v1 "$(mkkey canary-v1 "=$(declare -f build_static_image_tar minimal_root import_dir save_images)" "=$(stamp_of "${HELPERS_DIR}")")" \
+  CANARY_DIR="$(cached images canary_v1 "$(mkkey canary-v1 "=$(declare -f static_image_tar minimal_root import_dir save_images)" "=$(stamp_of "${HELPERS_DIR}")")" \
     build_static_image_tar "${HELPERS_DIR}/canary" '["/canary"]' '["serve"]' "${CANARY_IMAGE}")"
   # The tests may also want it in Docker (kind load docker-image).
   if [[ -z "$(image_id "${CANARY_IMAGE}")" ]]; then

@@ -132,17 +132,24 @@ cached() {
   printf '%s\n' "${dir}"
 }
 
-# with_lock NAME CMD...: runs CMD holding the exclusive lock NAME.
-with_lock() {
-  local name="$1"
+# with_file_lock FILE CMD...: runs CMD holding an exclusive flock on FILE.
+with_file_lock() {
+  local file="$1"
   shift
-  mkdir -p "${E2E_CACHE}/locks"
   local fd rc=0
-  exec {fd}>"${E2E_CACHE}/locks/${name}.lock"
+  exec {fd}>>"${file}"
   flock "${fd}"
   "$@" || rc=$?
   exec {fd}>&-
   return "${rc}"
+}
+
+# with_lock NAME CMD...: runs CMD holding the cache's lock NAME.
+with_lock() {
+  local name="$1"
+  shift
+  mkdir -p "${E2E_CACHE}/locks"
+  with_file_lock "${E2E_CACHE}/locks/${name}.lock" "$@"
 }
 
 # go_scratch_module DIR MODPATH: starts an empty module in DIR.
