@@ -38,6 +38,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase describes one phase of the workflow.
@@ -58,7 +59,11 @@ type phase struct {
 // workflow is the ordered list of phases.
 var workflow = []phase{
 	{Phase{preflight.Phase, "check the cluster and --image-dir and plan the upgrade; changes nothing and always runs", false},
-		func(map[string]bool) actions.Action { return preflight.NewAction() }},
+		func(skipped map[string]bool) actions.Action {
+			return preflight.NewAction(actions.Check{Name: "checking the phases to run", Run: func(ctx *actions.Context) error {
+				return checkSkips(ctx, skipped)
+			}})
+		}},
 	{Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes, all nodes in parallel", true},
 		func(map[string]bool) actions.Action { return loadartifacts.NewAction() }},
 	{Phase{controlplane.Phase, "kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true},
@@ -178,7 +183,6 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	}
 	return r.Run(report.Scope{}, func() (bool, string, error) {
 		for _, p := range workflow {
-			p := p
 			if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
 				if skipped[p.Name] {
 					return true, "--skip-phases", nil
@@ -203,6 +207,33 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 		r.Info(report.Scope{}, "Upgraded the cluster from "+ctx.State.From+" to "+ctx.State.Target+".")
 		return false, "", nil
 	})
+}
+
+// checkSkips refuses --skip-phases that would break the version-skew policy
+// or leave a phase without what an earlier one provides.
+func checkSkips(ctx *actions.Context, skipped map[string]bool) error {
+	st := ctx.State
+	if skipped[controlplane.Phase] && !skipped[kubelets.Phase] && st.From != st.Target {
+		return errors.Errorf("--skip-phases %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", controlplane.Phase, st.From, kubelets.Phase)
+	}
+	if !skipped[loadartifacts.Phase] || (skipped[controlplane.Phase] && skipped[kubelets.Phase]) {
+		return nil
+	}
+	for _, n := range ctx.Nodes {
+		if load := st.Info[n.String()].Load; len(load) > 0 {
+			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
+		}
+		for _, name := range preflight.Binaries {
+			ok, err := nodeutils.Exists(n, st.Staged(name))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", loadartifacts.Phase, st.Staged(name), n, loadartifacts.Phase)
+			}
+		}
+	}
+	return nil
 }
 
 // writePlan prints what the upgrade would do.

@@ -304,7 +304,6 @@ func TestImageDirLayouts(t *testing.T) {
 	t.Parallel()
 	var snapshots []string
 	for _, layout := range []fakenode.Layout{fakenode.Flat, fakenode.ReleaseTree, fakenode.Tarball} {
-		layout := layout
 		e := newEnv(t, 1, 1, layout)
 		t.Run(string(layout), func(t *testing.T) {
 			mustUpgrade(t, e)
@@ -444,7 +443,6 @@ func TestRefusalsChangeNothing(t *testing.T) {
 		},
 	}
 	for _, tc := range cases {
-		tc := tc
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, 1, 1, fakenode.Flat)
@@ -543,6 +541,39 @@ func TestSkipPhases(t *testing.T) {
 	assertUpgraded(t, c)
 }
 
+func TestSkipPhasesThatBreakTheOrderAreRefused(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		skip   []string
+		errHas string
+	}{
+		{[]string{"control-plane"}, "a kubelet must never be newer than the API server"},
+		{[]string{"load-artifacts"}, "still lacks the images of"},
+		{[]string{"load-artifacts", "kubelets", "verify"}, "still lacks the images of"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.skip, ","), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 1, 1, fakenode.Flat)
+			snapshotUnchanged(t, e, func() {
+				_, err := e.run(func(o *upgrade.Options) { o.SkipPhases = tc.skip })
+				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+					t.Errorf("error %v, want one containing %q", err, tc.errHas)
+				}
+			})
+		})
+	}
+	// once loaded, later runs may skip load-artifacts
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	if _, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"control-plane", "kubelets", "verify"} }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"load-artifacts"} }); err != nil {
+		t.Fatal(err)
+	}
+	assertUpgraded(t, e.cluster)
+}
+
 func TestValidateSkipPhases(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -556,7 +587,6 @@ func TestValidateSkipPhases(t *testing.T) {
 		{[]string{"verify", ""}, `unknown phase ""`},
 	}
 	for _, tc := range cases {
-		tc := tc
 		t.Run(strings.Join(tc.phases, ","), func(t *testing.T) {
 			t.Parallel()
 			err := upgrade.ValidateSkipPhases(tc.phases)
@@ -644,7 +674,6 @@ func TestResumeAfterAFailureAnywhere(t *testing.T) {
 	want := clean.cluster.Snapshot()
 	total := len(clean.cluster.Calls)
 	for i := 1; i <= total; i++ {
-		i := i
 		failed := clean.cluster.Calls[i-1]
 		occurrence := clean.cluster.Occurrence(i - 1)
 		t.Run(fmt.Sprintf("%03d %s #%d", i, failed, occurrence), func(t *testing.T) {

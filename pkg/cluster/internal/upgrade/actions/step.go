@@ -36,7 +36,6 @@ func (c *Context) RunSteps(phase, node string, steps []Step) error {
 	return c.Report.Run(report.Scope{Phase: phase, Node: node}, func() (bool, string, error) {
 		ran := false
 		for _, s := range steps {
-			s := s
 			err := c.Report.Run(report.Scope{Phase: phase, Node: node, Step: s.Name}, func() (bool, string, error) {
 				if s.Done != nil {
 					done, reason, err := s.Done()
@@ -77,7 +76,6 @@ type Check struct {
 // or stop (if not nil) returns true.
 func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) error {
 	for _, check := range checks {
-		check := check
 		err := c.Report.Run(report.Scope{Phase: phase, Step: check.Name}, func() (bool, string, error) {
 			return false, "", check.Run(c)
 		})

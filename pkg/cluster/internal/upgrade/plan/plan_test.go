@@ -25,7 +25,7 @@ import (
 
 func TestDecide(t *testing.T) {
 	t.Parallel()
-	v := func(s string) *semver.Version { return semver.MustParse(s) }
+	v := semver.MustParse
 	same := func(version string) map[string]*semver.Version {
 		return map[string]*semver.Version{"cp": v(version), "worker": v(version)}
 	}
@@ -61,7 +61,6 @@ func TestDecide(t *testing.T) {
 			kubelets: map[string]*semver.Version{"cp": v("v1.33.13"), "worker": v("v1.31.2")}, want: Upgrade},
 	}
 	for _, tc := range cases {
-		tc := tc
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			installed := tc.installed

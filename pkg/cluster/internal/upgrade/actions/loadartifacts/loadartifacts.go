@@ -56,7 +56,6 @@ func NewAction() actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	var fns []func() error
 	for _, n := range ctx.State.Ordered() {
-		n := n
 		fns = append(fns, func() error {
 			return ctx.RunSteps(Phase, n.String(), Steps(ctx, n))
 		})

@@ -31,7 +31,6 @@ func TestParseSnapshotter(t *testing.T) {
 		{"not toml", "version = = 2", ""},
 	}
 	for _, tc := range cases {
-		tc := tc
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParseSnapshotter([]byte(tc.config))

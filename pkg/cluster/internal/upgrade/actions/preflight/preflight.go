@@ -47,11 +47,13 @@ const Phase = "preflight"
 // Binaries are the binaries --image-dir must provide.
 var Binaries = []string{"kubeadm", "kubelet", "kubectl"}
 
-type action struct{}
+type action struct {
+	extra []actions.Check
+}
 
-// NewAction returns the preflight action.
-func NewAction() actions.Action {
-	return &action{}
+// NewAction returns the preflight action; extra checks run after its own.
+func NewAction(extra ...actions.Check) actions.Action {
+	return &action{extra: extra}
 }
 
 // Execute runs every check and fills ctx.State. It changes nothing on the
@@ -59,7 +61,7 @@ func NewAction() actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	st := &actions.State{Info: map[string]*actions.NodeInfo{}}
 	ctx.State = st
-	return ctx.RunChecks(Phase, []actions.Check{
+	return ctx.RunChecks(Phase, append([]actions.Check{
 		{Name: "checking nodes", Run: checkNodes},
 		{Name: "checking binaries in --image-dir", Run: checkBinaries},
 		{Name: "checking the cluster", Run: checkCluster},
@@ -67,7 +69,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{Name: "checking version skew", Run: checkVersions},
 		{Name: "checking images", Run: checkImages},
 		{Name: "checking disk space", Run: checkDisk},
-	}, func() bool { return st.NothingToDo })
+	}, a.extra...), func() bool { return st.NothingToDo })
 }
 
 // checkNodes finds each node's role and checks that it answers.
@@ -100,7 +102,6 @@ func checkNodes(ctx *actions.Context) error {
 	}
 	var fns []func() error
 	for _, n := range sorted {
-		n := n
 		info := st.Info[n.String()]
 		fns = append(fns, func() error {
 			installed, err := exec.Output(n.CommandContext(ctx.Ctx, "cat", "/kind/version"))
@@ -297,7 +298,6 @@ func checkImages(ctx *actions.Context) error {
 	st := ctx.State
 	var fns []func() error
 	for _, n := range ctx.Nodes {
-		n := n
 		info := st.Info[n.String()]
 		fns = append(fns, func() error {
 			lines, err := exec.OutputLines(n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet"))
@@ -352,7 +352,6 @@ func checkDisk(ctx *actions.Context) error {
 	}
 	var fns []func() error
 	for _, n := range ctx.Nodes {
-		n := n
 		info := st.Info[n.String()]
 		need := 2 * binaries
 		for _, a := range info.Load {
