@@ -143,13 +143,15 @@ func Digest(b []byte) string {
 }
 
 // InstallBinary installs src over dest on the node atomically: the new
-// binary is copied beside dest and renamed over it, so dest is never a
-// partial file. The previous dest, if any, is kept as dest.old (a hard link
-// where possible) for rollback.
+// binary is linked (or, across file systems, copied) beside dest and renamed
+// over it, so dest is never a partial file. The previous dest, if any, is
+// kept as dest.old (a hard link) for rollback.
 func InstallBinary(n nodes.Node, src, dest string) error {
 	tmp := dest + ".new"
-	if err := n.Command("cp", src, tmp).Run(); err != nil {
-		return errors.Wrapf(err, "failed to copy %s to %s on %s", src, tmp, n)
+	if err := n.Command("ln", "-f", src, tmp).Run(); err != nil {
+		if err := n.Command("cp", src, tmp).Run(); err != nil {
+			return errors.Wrapf(err, "failed to copy %s to %s on %s", src, tmp, n)
+		}
 	}
 	if err := n.Command("chmod", "0755", tmp).Run(); err != nil {
 		return errors.Wrapf(err, "failed to chmod %s on %s", tmp, n)
