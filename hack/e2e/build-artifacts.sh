@@ -50,7 +50,7 @@ CANARY_IMAGE="${E2E_IMAGE_PREFIX}/canary:v1"
 # with different caches must not interleave there.
 DOCKER_TAG_LOCK="${TMPDIR:-/tmp}/kind-upgrade-e2e-docker-tags.lock"
 KEY_LABEL="io.kind-upgrade-e2e.key"
-BUILD_CONTAINER_PREFIX="kind-upgrade-e2e-build-"
+BUILD_CONTAINER_PREFIX="${E2E_IMAGE_PREFIX}-build-"
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod
 export DOCKER_BUILDKIT=0
@@ -623,4 +623,5 @@ main() {
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   main "$@"
+  exit
 fi

@@ -106,4 +106,5 @@ main() {
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   main "$@"
+  exit
 fi

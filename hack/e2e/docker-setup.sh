@@ -260,3 +260,4 @@ main() {
 }
 
 main "$@"
+exit

@@ -168,3 +168,4 @@ main() {
 }
 
 main "$@"
+exit

@@ -139,3 +139,4 @@ EOF
 }
 
 main "$@"
+exit
