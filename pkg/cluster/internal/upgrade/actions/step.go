@@ -18,6 +18,7 @@ package actions
 
 import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Step is one re-entrant unit of work on a node: Done looks at the node's
@@ -87,4 +88,18 @@ func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) erro
 		}
 	}
 	return nil
+}
+
+// WaitFor polls cond every Options.PollInterval for at most Options.Wait;
+// what cond reports as not yet so is logged at V(1) each time it changes.
+func (c *Context) WaitFor(what string, cond func() (bool, error)) error {
+	last := ""
+	return nodeutils.WaitFor(c.Ctx, c.Options.PollInterval, c.Options.Wait, what, func() (bool, error) {
+		ok, err := cond()
+		if err != nil && err.Error() != last {
+			last = err.Error()
+			c.Logger.V(1).Infof("waiting for %s: %v", what, err)
+		}
+		return ok, err
+	})
 }

@@ -110,7 +110,7 @@ func kubeadm(ctx *actions.Context, n nodes.Node, args ...string) error {
 // Ready, and the API server answers /readyz. Errors on the way (the API
 // server restarting, the node authorizer catching up) are waited out.
 func WaitForControlPlane(ctx *actions.Context, n nodes.Node) error {
-	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String(), func() (bool, error) {
+	return ctx.WaitFor("the control-plane pods on "+n.String(), func() (bool, error) {
 		err := CheckControlPlane(ctx, n)
 		return err == nil, err
 	})

@@ -251,7 +251,7 @@ func staleBinaries(n nodes.Node, st *actions.State) ([]string, error) {
 }
 
 func waitForNode(ctx *actions.Context, n nodes.Node) error {
-	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
+	return ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
 		kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
 		if err != nil {
 			return false, err
@@ -271,7 +271,7 @@ func waitForNode(ctx *actions.Context, n nodes.Node) error {
 // once more a few seconds after it starts.
 func waitSettled(ctx *actions.Context, n nodes.Node) error {
 	var since time.Time
-	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "the control-plane pods on "+n.String()+" to settle", func() (bool, error) {
+	return ctx.WaitFor("the control-plane pods on "+n.String()+" to settle", func() (bool, error) {
 		if err := controlplane.CheckControlPlane(ctx, n); err != nil {
 			since = time.Time{}
 			return false, err

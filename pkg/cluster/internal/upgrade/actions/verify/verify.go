@@ -56,7 +56,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 }
 
 func checkServerVersion(ctx *actions.Context) error {
-	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "the API server to report "+ctx.State.Target, func() (bool, error) {
+	return ctx.WaitFor("the API server to report "+ctx.State.Target, func() (bool, error) {
 		got, err := ctx.Kube().ServerVersion(ctx.Ctx)
 		if err != nil {
 			return false, err
@@ -108,7 +108,7 @@ func checkNodes(ctx *actions.Context) error {
 }
 
 func checkWorkloads(ctx *actions.Context) error {
-	return nodeutils.WaitFor(ctx.Ctx, ctx.Options.PollInterval, ctx.Options.Wait, "kube-system DaemonSets and Deployments to be available", func() (bool, error) {
+	return ctx.WaitFor("kube-system DaemonSets and Deployments to be available", func() (bool, error) {
 		list, err := ctx.Kube().Workloads(ctx.Ctx, "kube-system")
 		if err != nil {
 			return false, err
