@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeutils_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+func TestFiles(t *testing.T) {
+	t.Parallel()
+	c := fakenode.NewCluster("kind", "v1.33.13", 1, 0)
+	n := c.Nodes[0]
+	if err := nodeutils.WriteFile(n, "/kind/upgrade/v1.34.4/kubelet", 0o755, strings.NewReader("new kubelet")); err != nil {
+		t.Fatal(err)
+	}
+	if f := n.Files["/kind/upgrade/v1.34.4/kubelet"]; f == nil || string(f.Content) != "new kubelet" || f.Mode != 0o755 {
+		t.Fatalf("WriteFile wrote %+v", f)
+	}
+	if n.Files["/kind/upgrade/v1.34.4/kubelet.tmp"] != nil {
+		t.Error("WriteFile left its temporary file")
+	}
+	for p, want := range map[string]bool{"/kind/version": true, "/nope": false} {
+		if got, err := nodeutils.Exists(n, p); err != nil || got != want {
+			t.Errorf("Exists(%s) = %v, %v", p, got, err)
+		}
+	}
+	content, ok, err := nodeutils.ReadFile(n, "/kind/version")
+	if err != nil || !ok || strings.TrimSpace(content) != "v1.33.13" {
+		t.Errorf("ReadFile = %q, %v, %v", content, ok, err)
+	}
+	if _, ok, err := nodeutils.ReadFile(n, "/nope"); ok || err != nil {
+		t.Errorf("ReadFile of a missing file = %v, %v", ok, err)
+	}
+	old := append([]byte{}, n.Files["/usr/bin/kubelet"].Content...)
+	if err := nodeutils.InstallBinary(n, "/kind/upgrade/v1.34.4/kubelet", "/usr/bin/kubelet"); err != nil {
+		t.Fatal(err)
+	}
+	if string(n.Files["/usr/bin/kubelet"].Content) != "new kubelet" || string(n.Files["/usr/bin/kubelet.old"].Content) != string(old) {
+		t.Error("InstallBinary did not replace the binary and keep the old one")
+	}
+	digests, err := nodeutils.FileDigests(n, "/usr/bin/kubelet", "/nope", "/kind/upgrade/v1.34.4/kubelet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if digests[0] != nodeutils.Digest([]byte("new kubelet")) || digests[1] != "" || digests[2] != digests[0] {
+		t.Errorf("digests %v", digests)
+	}
+}
+
+func TestExistsTellsFailuresApart(t *testing.T) {
+	t.Parallel()
+	c := fakenode.NewCluster("kind", "v1.33.13", 1, 0)
+	c.Nodes[0].Running = false
+	if _, err := nodeutils.Exists(c.Nodes[0], "/kind/version"); err == nil {
+		t.Error("a node that does not answer reported a file as absent")
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	err := nodeutils.WaitFor(context.Background(), time.Millisecond, time.Second, "three calls", func() (bool, error) {
+		calls++
+		if calls < 3 {
+			return false, errors.New("not yet")
+		}
+		return true, nil
+	})
+	if err != nil || calls != 3 {
+		t.Errorf("WaitFor = %v after %d calls", err, calls)
+	}
+	err = nodeutils.WaitFor(context.Background(), time.Millisecond, 20*time.Millisecond, "never", func() (bool, error) {
+		return false, errors.New("still down")
+	})
+	if err == nil || !strings.Contains(err.Error(), "timed out after 20ms waiting for never: still down") {
+		t.Errorf("WaitFor timeout error %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := nodeutils.WaitFor(ctx, time.Millisecond, time.Hour, "cancelled", func() (bool, error) { return false, nil }); err == nil {
+		t.Error("WaitFor ignored a cancelled context")
+	}
+}
