@@ -536,6 +536,21 @@ version_images() {
   done <<<"${list}"
 }
 
+# ensure_rootfs node|proxy: the cached debootstrap tree of that image.
+ensure_rootfs() {
+  local pkgs=()
+  case "$1" in
+  node) pkgs=("${NODE_PACKAGES[@]}") ;;
+  proxy) pkgs=("${PROXY_PACKAGES[@]}") ;;
+  *) die "unknown rootfs $1" ;;
+  esac
+  cached rootfs "$1-${DEBIAN_SUITE}" "$(mkkey "$1-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${pkgs[*]}")" \
+    build_rootfs "$(
+      IFS=,
+      echo "${pkgs[*]}"
+    )"
+}
+
 ensure_canary() {
   CANARY_DIR="$(cached images canary_v1 "$(mkkey canary-v1 "=$(declare -f static_image_tar minimal_root import_dir save_images)" "=$(stamp_of "${HELPERS_DIR}")")" \
     build_static_image_tar "${HELPERS_DIR}/canary" '["/canary"]' '["serve"]' "${CANARY_IMAGE}")"
@@ -553,6 +568,11 @@ main() {
   log "cache: ${E2E_CACHE}"
   cleanup_leftovers
 
+  # The Debian trees mostly download: build them while Kubernetes compiles.
+  local rootfs_pid
+  (ensure_rootfs node && ensure_rootfs proxy) >/dev/null &
+  rootfs_pid=$!
+
   # Kubernetes first: by far the longest build.
   local v
   for v in "${E2E_NODE_VERSION}" "${E2E_UPGRADE_VERSION}"; do
@@ -565,17 +585,10 @@ main() {
   local crictl
   crictl="$(cached bin/crictl "${CRICTL_VERSION}" "$(mkkey "${CRICTL_VERSION}" "=$(declare -f build_crictl go_module_build)" "=$(go env GOVERSION)")" build_crictl "${CRICTL_VERSION}")"
 
+  wait "${rootfs_pid}" || die "building the Debian root file systems failed"
   local node_rootfs proxy_rootfs
-  node_rootfs="$(cached rootfs "node-${DEBIAN_SUITE}" "$(mkkey "node-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${NODE_PACKAGES[*]}")" \
-    build_rootfs "$(
-      IFS=,
-      echo "${NODE_PACKAGES[*]}"
-    )")"
-  proxy_rootfs="$(cached rootfs "proxy-${DEBIAN_SUITE}" "$(mkkey "proxy-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${PROXY_PACKAGES[*]}")" \
-    build_rootfs "$(
-      IFS=,
-      echo "${PROXY_PACKAGES[*]}"
-    )")"
+  node_rootfs="$(ensure_rootfs node)"
+  proxy_rootfs="$(ensure_rootfs proxy)"
   PROXY_BASE_DIR="$(cached images proxy-base "$(mkkey proxy-base "=$(declare -f build_proxy_base_image)" "=$(stamp_of "${proxy_rootfs}")")" \
     build_proxy_base_image "${proxy_rootfs}")"
   local base_dir
