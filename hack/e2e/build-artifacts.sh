@@ -146,11 +146,11 @@ save_images() {
   mv -f "${out}.part" "${out}"
 }
 
-# go_module_build OUT BIN PKG MODULE VERSION [TAGS [MAINFILE]]: builds PKG
-# (a main package of MODULE@VERSION, or MAINFILE placed in a scratch module
-# that requires MODULE@VERSION) to OUT/BIN.
+# go_module_build OUT BIN PKG MODULE VERSION [TAGS [MAINFILE [LDFLAGS]]]:
+# builds PKG (a main package of MODULE@VERSION, or MAINFILE placed in a
+# scratch module that requires MODULE@VERSION) to OUT/BIN.
 go_module_build() {
-  local out="$1" bin="$2" pkg="$3" module="$4" version="$5" tags="${6:-}" mainfile="${7:-}"
+  local out="$1" bin="$2" pkg="$3" module="$4" version="$5" tags="${6:-}" mainfile="${7:-}" ldflags="${8:-}"
   local work="${out}/.work"
   go_scratch_module "${work}" kindupgrade.local/e2e/build
   printf '\nrequire %s %s\n' "${module}" "${version}" >>"${work}/go.mod"
@@ -160,7 +160,7 @@ go_module_build() {
   else
     printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "${pkg}" >"${work}/tools.go"
   fi
-  (cd "${work}" && go mod tidy && go build -trimpath -tags "${tags}" -ldflags "-s -w" -o "${out}/${bin}" "${pkg}")
+  (cd "${work}" && go mod tidy && go build -trimpath -tags "${tags}" -ldflags "-s -w ${ldflags}" -o "${out}/${bin}" "${pkg}")
   rm -rf "${work}"
 }
 
@@ -177,7 +177,9 @@ build_coredns() {
 }
 
 build_crictl() {
-  go_module_build "$1" crictl sigs.k8s.io/cri-tools/cmd/crictl sigs.k8s.io/cri-tools "$2"
+  go_module_build "$1" crictl sigs.k8s.io/cri-tools/cmd/crictl sigs.k8s.io/cri-tools "$2" "" "" \
+    "-X sigs.k8s.io/cri-tools/pkg/version.Version=$2"
+  "$1/crictl" --version | grep -qF "$2" || die "crictl reports a different version"
 }
 
 # build_helpers OUT: pause and canary, from this repository.
