@@ -150,7 +150,13 @@ docker_dns_port() {
 # pod's namespace (CoreDNS would forward to itself and stop on the loop), so
 # expose Docker's DNS on the node's own address and point resolv.conf there.
 setup_dns() {
-  grep -q '^nameserver 127\.0\.0\.11' /etc/resolv.conf || return 0
+  # After a restart resolv.conf may still hold the address written last
+  # time (the node's old IP): that one stands for Docker's DNS too.
+  local marker=/etc/kind-upgrade-e2e/dns-ip old="127.0.0.11"
+  if ! grep -q '^nameserver 127\.0\.0\.11$' /etc/resolv.conf; then
+    [[ -s "${marker}" ]] && grep -qxF "nameserver $(cat "${marker}")" /etc/resolv.conf || return 0
+    old="$(cat "${marker}")"
+  fi
   local ip udp tcp
   ip="$(node_ipv4)"
   udp="$(docker_dns_port udp)"
@@ -169,8 +175,10 @@ setup_dns() {
   done
   # resolv.conf is a bind mount: rewrite it in place.
   local content
-  content="$(sed "s/^nameserver 127\.0\.0\.11\$/nameserver ${ip}/" /etc/resolv.conf)"
+  content="$(sed "s/^nameserver ${old//./\\.}\$/nameserver ${ip}/" /etc/resolv.conf)"
   printf '%s\n' "${content}" >/etc/resolv.conf
+  mkdir -p "$(dirname "${marker}")"
+  printf '%s' "${ip}" >"${marker}"
   say "DNS: ${ip}:53 -> Docker DNS (udp ${udp}, tcp ${tcp})"
 }
 
