@@ -86,7 +86,7 @@ debian_mirror() {
   fi
   local uri
   uri="$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-    awk '/^URIs:/ && $2 ~ /debian\/?$/ {print $2; exit}')"
+    awk '/^URIs:/ && $2 ~ /debian\/?$/ {print $2; exit}' || true)"
   if [[ -z "${uri}" ]]; then
     uri="$(awk '$1 == "deb" && $3 == "'"${DEBIAN_SUITE}"'" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)"
   fi
@@ -470,7 +470,7 @@ images_for() {
   "${E2E_CACHE}/bin/kubernetes/$1/kubeadm" config images list --kubernetes-version "$1" 2>/dev/null
 }
 
-# image_of LIST COMPONENT: the tag of registry.k8s.io/COMPONENT in LIST.
+# tag_of LIST COMPONENT: the tag of registry.k8s.io/COMPONENT in LIST.
 tag_of() {
   sed -n "s|^registry\.k8s\.io/$2:\(.*\)$|\1|p" <<<"$1" | head -n 1
 }
