@@ -19,7 +19,6 @@ package cluster
 import (
 	"context"
 	"io"
-	"os"
 	"time"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
@@ -166,11 +165,8 @@ func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) err
 		}
 	}
 	// user input first, before asking the container runtime anything
-	if opts.ImageDir == "" {
-		return errors.New("--image-dir is required: a folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images")
-	}
-	if _, err := os.Stat(opts.ImageDir); err != nil {
-		return errors.Wrap(err, "invalid --image-dir")
+	if err := upgrade.Validate(opts); err != nil {
+		return err
 	}
 	clusters, err := p.List()
 	if err != nil {

@@ -21,6 +21,7 @@ package upgrade
 import (
 	"context"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -128,13 +129,25 @@ type Options struct {
 	Context  context.Context
 }
 
-// Run upgrades the cluster made of nodes.
-func Run(clusterNodes []nodes.Node, opts Options) error {
+// Validate checks the options that need no cluster: the phases to skip and
+// that --image-dir exists.
+func Validate(opts Options) error {
 	if err := ValidateSkipPhases(opts.SkipPhases); err != nil {
 		return err
 	}
 	if opts.ImageDir == "" {
 		return errors.New("--image-dir is required: a folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images")
+	}
+	if _, err := os.Stat(opts.ImageDir); err != nil {
+		return errors.Wrap(err, "invalid --image-dir")
+	}
+	return nil
+}
+
+// Run upgrades the cluster made of nodes.
+func Run(clusterNodes []nodes.Node, opts Options) error {
+	if err := Validate(opts); err != nil {
+		return err
 	}
 	if opts.Logger == nil {
 		opts.Logger = log.NoopLogger{}
@@ -223,7 +236,7 @@ func checkSkips(ctx *actions.Context, skipped map[string]bool) error {
 		if load := st.Info[n.String()].Load; len(load) > 0 {
 			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
 		}
-		for _, name := range preflight.Binaries {
+		for _, name := range artifacts.Binaries {
 			ok, err := nodeutils.Exists(n, st.Staged(name))
 			if err != nil {
 				return err

@@ -22,13 +22,13 @@ import (
 	"encoding/binary"
 )
 
-// requiredBinaries are the binaries every --image-dir must hold, in the
+// Binaries are the binaries every --image-dir must hold, in the
 // order they are reported and walked.
-var requiredBinaries = []string{"kubeadm", "kubelet", "kubectl"}
+var Binaries = []string{"kubeadm", "kubelet", "kubectl"}
 
-// isRequiredBinary reports whether name is one of requiredBinaries.
+// isRequiredBinary reports whether name is one of Binaries.
 func isRequiredBinary(name string) bool {
-	for _, b := range requiredBinaries {
+	for _, b := range Binaries {
 		if b == name {
 			return true
 		}

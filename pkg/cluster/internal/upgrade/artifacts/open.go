@@ -151,7 +151,7 @@ func isDir(path string) bool {
 // binDir and then in each of extra.
 func openFolders(path string, layout Layout, binDir string, extra ...string) (*Source, error) {
 	s := &Source{Path: path, Layout: layout, Binaries: map[string]*Artifact{}}
-	for _, name := range requiredBinaries {
+	for _, name := range Binaries {
 		a, err := binaryFile(name, binDir)
 		if err != nil {
 			return nil, err

@@ -160,7 +160,7 @@ func (s *Source) indexTarball(tarball string) error {
 	if binDir == "" {
 		where = tarball + " (looked in kubernetes/server/bin/ and server/bin/)"
 	}
-	for _, name := range requiredBinaries {
+	for _, name := range Binaries {
 		if s.Binaries[name] == nil {
 			return notFound(name, where)
 		}

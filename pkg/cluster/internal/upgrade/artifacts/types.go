@@ -145,7 +145,7 @@ func (s *Source) ArchiveFor(target string) *Artifact {
 // tarball's entries, then host files.
 func (s *Source) ordered() []*Artifact {
 	var all []*Artifact
-	for _, name := range requiredBinaries {
+	for _, name := range Binaries {
 		if a := s.Binaries[name]; a != nil {
 			all = append(all, a)
 		}

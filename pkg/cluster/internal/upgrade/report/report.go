@@ -37,6 +37,8 @@ const (
 
 	EventStarted  = "started"
 	EventFinished = "finished"
+	// EventInfo carries a message (e.g. "nothing to do") or the plan.
+	EventInfo = "info"
 
 	OutcomeSuccess = "success"
 	OutcomeFailure = "failure"
@@ -183,13 +185,13 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 
 // Info reports a line of text that is not a step (e.g. "nothing to do").
 func (r *Reporter) Info(scope Scope, message string) {
-	r.emit(Event{Time: r.now(), Kind: scope.kind(), Event: "info", Phase: scope.Phase, Node: scope.Node, Step: scope.Step, Message: message})
+	r.emit(Event{Time: r.now(), Kind: scope.kind(), Event: EventInfo, Phase: scope.Phase, Node: scope.Node, Step: scope.Step, Message: message})
 	r.logger.V(0).Info(message)
 }
 
 // Plan writes the dry-run plan as a JSON event of kind "plan".
 func (r *Reporter) Plan(p interface{}) {
-	r.emit(Event{Time: r.now(), Kind: KindPlan, Event: "info", Plan: p})
+	r.emit(Event{Time: r.now(), Kind: KindPlan, Event: EventInfo, Plan: p})
 }
 
 func (r *Reporter) emit(ev Event) {

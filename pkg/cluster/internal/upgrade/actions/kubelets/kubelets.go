@@ -30,7 +30,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
@@ -230,7 +230,7 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 // ones.
 func staleBinaries(n nodes.Node, st *actions.State) ([]string, error) {
 	var paths []string
-	for _, name := range preflight.Binaries {
+	for _, name := range artifacts.Binaries {
 		paths = append(paths, path.Join(BinDir, name), st.Staged(name))
 	}
 	digests, err := nodeutils.FileDigests(n, paths...)
@@ -238,7 +238,7 @@ func staleBinaries(n nodes.Node, st *actions.State) ([]string, error) {
 		return nil, err
 	}
 	var stale []string
-	for i, name := range preflight.Binaries {
+	for i, name := range artifacts.Binaries {
 		installed, staged := digests[2*i], digests[2*i+1]
 		if staged == "" {
 			return nil, errors.Errorf("%s is not staged on node %q: run the load-artifacts phase", st.Staged(name), n)

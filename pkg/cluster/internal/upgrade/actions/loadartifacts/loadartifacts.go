@@ -31,7 +31,6 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
@@ -114,7 +113,7 @@ func pin(ctx *actions.Context, n nodes.Node, images []string) error {
 // written under a temporary name and renamed, so one that exists is whole.
 func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool, error) {
 	missing := map[*artifacts.Artifact]bool{}
-	for _, name := range preflight.Binaries {
+	for _, name := range artifacts.Binaries {
 		ok, err := nodeutils.Exists(n, ctx.State.Staged(name))
 		if err != nil {
 			return nil, err

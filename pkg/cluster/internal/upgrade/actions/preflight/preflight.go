@@ -44,9 +44,6 @@ import (
 // Phase is this phase's name.
 const Phase = "preflight"
 
-// Binaries are the binaries --image-dir must provide.
-var Binaries = []string{"kubeadm", "kubelet", "kubectl"}
-
 type action struct {
 	extra []actions.Check
 }
@@ -141,11 +138,8 @@ func GoArch(machine string) string {
 // checkBinaries checks that kubeadm, kubelet and kubectl are built for the
 // nodes' architecture.
 func checkBinaries(ctx *actions.Context) error {
-	for _, name := range Binaries {
+	for _, name := range artifacts.Binaries {
 		a := ctx.Source.Binaries[name]
-		if a == nil {
-			return errors.Errorf("%s not found in --image-dir %s", name, ctx.Source.Path)
-		}
 		if a.Arch == "" {
 			return errors.Errorf("%s in --image-dir (%s) is not a Linux binary", name, a.Path)
 		}
@@ -347,7 +341,7 @@ func checkImages(ctx *actions.Context) error {
 func checkDisk(ctx *actions.Context) error {
 	st := ctx.State
 	var binaries int64
-	for _, name := range Binaries {
+	for _, name := range artifacts.Binaries {
 		binaries += ctx.Source.Binaries[name].Size
 	}
 	var fns []func() error
