@@ -166,20 +166,30 @@ go_module_build() {
 
 # ------------------------------------------------------------ binaries
 
+# reports "CMD ARGS" TEXT: fails unless CMD's output contains TEXT. (The
+# output is captured first: a grep -q that stops reading early would make
+# CMD die of SIGPIPE, failing the pipeline at random.)
+reports() {
+  local out
+  # shellcheck disable=SC2086 # "CMD ARGS" is split on purpose
+  out="$($1 2>&1)" || die "$1 failed: ${out}"
+  [[ "${out}" == *"$2"* ]] || die "$1 does not report '$2': ${out}"
+}
+
 build_etcd() {
   go_module_build "$1" etcd go.etcd.io/etcd/server/v3 go.etcd.io/etcd/server/v3 "v$2"
-  "$1/etcd" --version | grep -q "etcd Version: $2" || die "etcd reports a different version"
+  reports "$1/etcd --version" "etcd Version: $2"
 }
 
 build_coredns() {
   go_module_build "$1" coredns . github.com/coredns/coredns "$2" e2e_coredns "${E2E_DIR}/coredns/main.go"
-  "$1/coredns" -version | grep -q "CoreDNS-${2#v}" || die "coredns reports a different version"
+  reports "$1/coredns -version" "CoreDNS-${2#v}"
 }
 
 build_crictl() {
   go_module_build "$1" crictl sigs.k8s.io/cri-tools/cmd/crictl sigs.k8s.io/cri-tools "$2" "" "" \
     "-X sigs.k8s.io/cri-tools/pkg/version.Version=$2"
-  "$1/crictl" --version | grep -qF "$2" || die "crictl reports a different version"
+  reports "$1/crictl --version" "version $2"
 }
 
 # build_helpers OUT: pause and canary, from this repository.

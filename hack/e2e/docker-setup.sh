@@ -122,7 +122,9 @@ pid_alive() {
 
 # pid_cmdline_has PID TEXT: the process's command line mentions TEXT.
 pid_cmdline_has() {
-  [[ -r "/proc/$1/cmdline" ]] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$2"
+  local cmdline
+  cmdline="$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline")" || return 1
+  [[ "${cmdline}" == *"$2"* ]]
 }
 
 # clear_leftovers removes what a killed dockerd leaves behind: a pid file
@@ -200,7 +202,7 @@ reload_dockerd() {
     log "reloading dockerd configuration (SIGHUP ${pid})"
     kill -HUP "${pid}"
     local deadline=$((SECONDS + 30))
-    until docker info --format '{{.DefaultRuntime}}' 2>/dev/null | grep -qx "${RUNTIME_NAME}"; do
+    until [[ "$(docker info --format '{{.DefaultRuntime}}' 2>/dev/null)" == "${RUNTIME_NAME}" ]]; do
       ((SECONDS < deadline)) || die "dockerd did not pick up ${DAEMON_JSON}"
       sleep 0.5
     done

@@ -40,7 +40,9 @@ setup_mounts() {
   # systemd wants a read-only /sys in a container; --privileged makes it
   # read-write. The cgroup mounts under it are separate mounts and stay
   # writable.
-  if findmnt -n -o OPTIONS /sys | grep -qE '(^|,)rw(,|$)'; then
+  local opts
+  opts="$(findmnt -n -o OPTIONS /sys || true)"
+  if [[ ",${opts}," == *",rw,"* ]]; then
     say "remounting /sys read-only"
     mount -o remount,ro /sys
   fi
