@@ -194,7 +194,10 @@ func TestUpgradeOrderAndRoles(t *testing.T) {
 		argv := strings.Join(call.Argv, " ")
 		switch {
 		case strings.Contains(argv, "kubeadm upgrade"):
-			kubeadmCalls = append(kubeadmCalls, call.Node+" "+strings.Join(call.Argv[1:3], " "))
+			if call.Argv[0] != "flock" || call.Argv[1] != "/kind/upgrade/.kubeadm.lock" {
+				t.Errorf("kubeadm ran without the node's kubeadm lock: %s", call)
+			}
+			kubeadmCalls = append(kubeadmCalls, call.Node+" "+strings.Join(call.Argv[3:5], " "))
 		case argv == "systemctl restart kubelet":
 			restarts = append(restarts, call.Node)
 		case call.Argv[0] == "kubectl" && strings.Contains(argv, " drain "):

@@ -144,3 +144,21 @@ func (c *Context) KubeadmIgnorePreflightErrors() string {
 	}
 	return "--ignore-preflight-errors=" + strings.Join(out, ",")
 }
+
+// KubeadmLock serializes kubeadm runs on a node: when an interrupted run
+// left kubeadm running in the node (stopping the docker client does not
+// stop the process it started), the next run waits for it instead of
+// running a second kubeadm at the same time.
+const KubeadmLock = StagingRoot + "/.kubeadm.lock"
+
+// Kubeadm runs the staged kubeadm on n, holding KubeadmLock; its output is
+// logged at V(3) and part of the error when it fails.
+func (c *Context) Kubeadm(phase string, n nodes.Node, args ...string) error {
+	argv := append([]string{KubeadmLock, c.State.Staged("kubeadm")}, args...)
+	out, err := nodeutils.CombinedOutput(n.CommandContext(c.Ctx, "flock", argv...))
+	if err != nil {
+		return errors.Wrapf(err, "kubeadm failed on node %q", n)
+	}
+	c.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", phase, n, out)
+	return nil
+}

@@ -184,6 +184,10 @@ func (n *Node) manifestImage(component string) string {
 // run simulates argv with the cluster lock held; it returns the output and
 // exit code.
 func (n *Node) run(argv []string, stdin []byte) (string, int) {
+	if argv[0] == "flock" && len(argv) > 2 {
+		// the fake runs one command at a time anyway
+		argv = argv[2:]
+	}
 	name, args := argv[0], argv[1:]
 	if strings.HasPrefix(name, "/") && name != "/usr/bin/kubectl" {
 		return n.runBinary(name, args)

@@ -22,10 +22,8 @@ package controlplane
 
 import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
-	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase is this phase's name.
@@ -59,7 +57,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			return done, "", err
 		},
 		Run: func() error {
-			return kubeadm(ctx, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors())
+			return ctx.Kubeadm(Phase, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors())
 		},
 	}
 	if bootstrap {
@@ -81,7 +79,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				if st.TargetVersion.Prerelease() != "" {
 					args = append(args, "--allow-experimental-upgrades", "--allow-release-candidate-upgrades")
 				}
-				return kubeadm(ctx, n, args...)
+				return ctx.Kubeadm(Phase, n, args...)
 			},
 		}
 	}
@@ -94,16 +92,6 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 		},
 	}
-}
-
-// kubeadm runs the staged kubeadm on n.
-func kubeadm(ctx *actions.Context, n nodes.Node, args ...string) error {
-	out, err := nodeutils.CombinedOutput(n.CommandContext(ctx.Ctx, ctx.State.Staged("kubeadm"), args...))
-	if err != nil {
-		return errors.Wrapf(err, "kubeadm failed on node %q", n)
-	}
-	ctx.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", Phase, n, out)
-	return nil
 }
 
 // WaitForControlPlane waits until n's static pods run the target and are

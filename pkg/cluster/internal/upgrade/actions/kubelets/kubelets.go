@@ -82,11 +82,9 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return done, "", err
 			},
 			Run: func() error {
-				out, err := nodeutils.CombinedOutput(n.CommandContext(ctx.Ctx, st.Staged("kubeadm"), "upgrade", "node", ctx.KubeadmIgnorePreflightErrors()))
-				if err != nil {
-					return errors.Wrapf(err, "kubeadm failed on node %q", n)
+				if err := ctx.Kubeadm(Phase, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors()); err != nil {
+					return err
 				}
-				ctx.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", Phase, n, out)
 				return nodeutils.WriteFile(n, marker, 0o644, strings.NewReader(st.Target+"\n"))
 			},
 		})
