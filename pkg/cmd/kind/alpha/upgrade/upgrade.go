@@ -18,8 +18,12 @@ limitations under the License.
 package upgrade
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -126,6 +130,10 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 	default:
 		return errors.Errorf("--output must be text or json, not %q", flags.Output)
 	}
+	// Ctrl-C stops the upgrade between commands; running the same command
+	// again continues where it stopped
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	provider := kindcluster.NewProvider(
 		kindcluster.ProviderWithLogger(logger),
 		upgradecmd.ProviderOption(logger),
@@ -138,11 +146,15 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 		cluster.UpgradeWithWaitForReady(flags.Wait),
 		cluster.UpgradeWithIgnorePreflightErrors(flags.IgnorePreflightErrors...),
 		cluster.UpgradeWithOutput(streams.Out, json),
+		cluster.UpgradeWithContext(ctx),
 	}
 	if terminal := upgradecmd.Terminal(streams.ErrOut); terminal != nil {
 		options = append(options, cluster.UpgradeWithTerminal(terminal))
 	}
 	if err := cluster.Upgrade(provider, flags.Name, options...); err != nil {
+		if ctx.Err() != nil {
+			return errors.Wrapf(err, "interrupted while upgrading cluster %q: run the same command again to finish", flags.Name)
+		}
 		return errors.Wrapf(err, "failed to upgrade cluster %q", flags.Name)
 	}
 	return nil
