@@ -271,3 +271,45 @@ func writeFile(t *testing.T, dir, name, content string) {
 		t.Errorf("failed to write %s: %v", name, err)
 	}
 }
+
+// interruptedUpgrade starts `kind alpha upgrade --output json`, sends it
+// SIGINT delay after the step whose name contains marker started, and
+// checks that it stops with an error that says to run it again. It returns
+// the events it printed.
+func (h *harness) interruptedUpgrade(imageDir, marker string, delay time.Duration) (string, error) {
+	cmd := exec.Command(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	var events strings.Builder
+	interrupted := false
+	scanner := bufio.NewScanner(stdout)
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		line := scanner.Text()
+		events.WriteString(line + "\n")
+		var ev struct{ Kind, Event, Step string }
+		if json.Unmarshal([]byte(line), &ev) == nil && !interrupted &&
+			ev.Kind == "step" && ev.Event == "started" && strings.Contains(ev.Step, marker) {
+			interrupted = true
+			time.AfterFunc(delay, func() { _ = cmd.Process.Signal(os.Interrupt) })
+		}
+	}
+	err = cmd.Wait()
+	fmt.Fprintf(h.log, "$ %s (interrupted %s after %q started)  # err=%v\n%s%s\n", strings.Join(cmd.Args, " "), delay, marker, err, events.String(), stderr.String())
+	switch {
+	case !interrupted:
+		return events.String(), fmt.Errorf("no step %q started:\n%s", marker, stderr.String())
+	case err == nil:
+		return events.String(), fmt.Errorf("the upgrade finished before the interrupt reached it")
+	case !strings.Contains(stderr.String(), "run the same command again"):
+		return events.String(), fmt.Errorf("the interrupted upgrade did not say how to continue:\n%s", stderr.String())
+	}
+	return events.String(), nil
+}

@@ -213,9 +213,18 @@ func TestIntegrationUpgrade(t *testing.T) {
 	}
 	h.must("the canary answers HTTP through its Service before", httpCheck)
 
-	// the upgrade
+	// an upgrade interrupted (Ctrl-C) while kubeadm upgrades the control
+	// plane: kubeadm goes on inside the node; running the same command
+	// again must finish the upgrade
+	h.must("interrupt kind alpha upgrade during kubeadm upgrade apply", func() error {
+		events, err := h.interruptedUpgrade(imageDir, "kubeadm upgrade apply", 20*time.Second)
+		writeFile(t, h.artifacts, "interrupted-upgrade-events.jsonl", events)
+		return err
+	})
+
+	// the same command again finishes the upgrade
 	var events string
-	h.must("kind alpha upgrade to "+to, func() error {
+	h.must("kind alpha upgrade to "+to+" again, to finish", func() error {
 		var err error
 		events, err = h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
 		writeFile(t, h.artifacts, "upgrade-events.jsonl", events)
@@ -226,7 +235,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 		t.Errorf("failed to read the upgrade's events: %v", err)
 	}
 	var report strings.Builder
-	fmt.Fprintf(&report, "Upgrade %s -> %s per-phase wall time:\n", from, to)
+	fmt.Fprintf(&report, "Upgrade %s -> %s, the run after the interrupted one, per-phase wall time:\n", from, to)
 	for _, p := range order {
 		fmt.Fprintf(&report, "  %-15s %7.1fs\n", p, times[p])
 	}

@@ -267,14 +267,17 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 	return "fakenode: unsupported command: " + strings.Join(argv, " "), 127
 }
 
-// runShell supports the scripts the workflow runs: nodeutils.Exists and
-// preflight's kubeadm probe.
+// runShell supports the scripts the workflow runs: nodeutils.Exists,
+// preflight's wait for the kubeadm lock and its kubeadm probe.
 func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 	if len(args) == 4 && args[0] == "-c" && strings.HasPrefix(args[1], `if [ -e "$1" ]`) {
 		if n.Files[args[3]] != nil {
 			return "yes\n", 0
 		}
 		return "no\n", 0
+	}
+	if len(args) == 5 && args[0] == "-c" && strings.Contains(args[1], "flock -w") {
+		return "", 0 // nothing holds the kubeadm lock in the fake
 	}
 	if len(args) < 2 || args[0] != "-c" || !strings.Contains(args[1], "config images list") {
 		return "fakenode: unsupported shell script", 127

@@ -61,6 +61,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 	return ctx.RunChecks(Phase, append([]actions.Check{
 		{Name: "checking nodes", Run: checkNodes},
 		{Name: "checking binaries in --image-dir", Run: checkBinaries},
+		{Name: "waiting for kubeadm left running by an interrupted run", Run: waitForKubeadm},
 		{Name: "checking the cluster", Run: checkCluster},
 		{Name: "running kubeadm from --image-dir", Run: probeKubeadm},
 		{Name: "checking version skew", Run: checkVersions},
@@ -133,6 +134,22 @@ func GoArch(machine string) string {
 		return "386"
 	}
 	return machine
+}
+
+// waitScript waits up to $2 seconds for the kubeadm lock $1, if it exists.
+const waitScript = `[ ! -e "$1" ] || flock -w "$2" "$1" true`
+
+// waitForKubeadm waits until no kubeadm started by an earlier, interrupted
+// run still runs on a control-plane node: the API server may be restarting
+// under it.
+func waitForKubeadm(ctx *actions.Context) error {
+	seconds := fmt.Sprint(int(ctx.Options.Wait.Seconds()))
+	for _, n := range ctx.State.ControlPlanes {
+		if err := n.CommandContext(ctx.Ctx, "sh", "-c", waitScript, "sh", actions.KubeadmLock, seconds).Run(); err != nil {
+			return errors.Wrapf(err, "a kubeadm started earlier still runs on node %q after %s", n, ctx.Options.Wait)
+		}
+	}
+	return nil
 }
 
 // checkBinaries checks that kubeadm, kubelet and kubectl are built for the
