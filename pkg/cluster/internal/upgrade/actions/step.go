@@ -28,7 +28,9 @@ type Step struct {
 	// Done reports whether the step's work is already done, and if so
 	// why (an empty reason means "already done"). Nil means always run.
 	Done func() (done bool, reason string, err error)
-	Run  func() error
+	// Run does the work; it runs right after Done reported false, so it
+	// may use what Done found.
+	Run func() error
 }
 
 // RunSteps runs steps for node in phase in order, reporting each, and

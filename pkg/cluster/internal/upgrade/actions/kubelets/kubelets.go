@@ -73,6 +73,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	isCP := st.IsControlPlane(n)
 	var steps []actions.Step
+	var stale []string // binaries the install step found different
 	if !isCP {
 		marker := path.Join(st.StagingDir(), "upgrade-node.done")
 		steps = append(steps, actions.Step{
@@ -98,14 +99,13 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		actions.Step{
 			Name: "installing kubeadm, kubelet and kubectl " + st.Target,
 			Done: func() (bool, string, error) {
-				stale, err := staleBinaries(n, st)
+				// Run installs what this found stale: hashing ~400 MB of
+				// binaries once is enough
+				var err error
+				stale, err = staleBinaries(n, st)
 				return len(stale) == 0, "", err
 			},
 			Run: func() error {
-				stale, err := staleBinaries(n, st)
-				if err != nil {
-					return err
-				}
 				for _, name := range stale {
 					if err := nodeutils.InstallBinary(n, st.Staged(name), path.Join(BinDir, name)); err != nil {
 						return err
