@@ -112,6 +112,14 @@ record_image() {
   [[ -s "$1/image-id" ]] || die "image $2 vanished"
 }
 
+# drop_replaced OLD_ID NAME: after NAME was rebuilt, removes the image it
+# used to name, unless something (a container, another tag) still uses it.
+drop_replaced() {
+  if [[ -n "$1" && "$1" != "$(image_id "$2")" ]]; then
+    docker rmi "$1" >/dev/null 2>&1 || true
+  fi
+}
+
 # remove_images NAME...: drops tags (best effort).
 remove_images() {
   docker rmi "$@" >/dev/null 2>&1 || true
@@ -241,6 +249,8 @@ build_rootfs() {
 build_base_image() {
   local out="$1" rootfs="$2"
   local name="${E2E_IMAGE_PREFIX}/base:${DEBIAN_SUITE}" tmp_name="${E2E_IMAGE_PREFIX}/base-rootfs:build-$$"
+  local old
+  old="$(image_id "${name}")"
   docker import - "${tmp_name}" <"${rootfs}/rootfs.tar" >/dev/null
   local ctx="${out}/.ctx"
   local o="${ctx}/overlay"
@@ -277,14 +287,18 @@ EOF
   remove_images "${tmp_name}"
   rm -rf "${ctx}"
   record_image "${out}" "${name}"
+  drop_replaced "${old}" "${name}"
 }
 build_base_image_valid() { docker_image_entry_valid "$1"; }
 
 build_proxy_base_image() {
   local out="$1" rootfs="$2" name="${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}"
+  local old
+  old="$(image_id "${name}")"
   docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     - "${name}" <"${rootfs}/rootfs.tar" >/dev/null
   record_image "${out}" "${name}"
+  drop_replaced "${old}" "${name}"
 }
 build_proxy_base_image_valid() { docker_image_entry_valid "$1"; }
 
@@ -362,7 +376,8 @@ build_node_image() {
   local out="$1" version="$2" kube="$3" crictl="$4" base="$5" pause="$6"
   shift 6
   local image="${NODE_IMAGE_REPO}:${version}"
-  local name="${BUILD_CONTAINER_PREFIX}node-${version}"
+  local name="${BUILD_CONTAINER_PREFIX}node-${version}" old
+  old="$(image_id "${image}")"
   # A container of this name can only be a leftover of an interrupted run:
   # building this entry is serialized by its lock.
   docker rm -f "${name}" >/dev/null 2>&1 || true
@@ -409,6 +424,7 @@ build_node_image() {
     "${name}" "${image}" >/dev/null
   docker rm -f "${name}" >/dev/null
   record_image "${out}" "${image}"
+  drop_replaced "${old}" "${image}"
 }
 build_node_image_valid() { docker_image_entry_valid "$1"; }
 
