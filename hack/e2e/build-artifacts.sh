@@ -190,7 +190,7 @@ build_etcd() {
 }
 
 build_coredns() {
-  go_module_build "$1" coredns . github.com/coredns/coredns "$2" e2e_coredns "${E2E_DIR}/coredns/main.go"
+  go_module_build "$1" coredns . github.com/coredns/coredns "$2" "" "${E2E_DIR}/coredns/main.go"
   reports "$1/coredns -version" "CoreDNS-${2#v}"
 }
 

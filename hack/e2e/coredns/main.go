@@ -12,16 +12,13 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//go:build e2e_coredns
-
 // Command coredns is CoreDNS with only the plugins that the Corefile written
 // by kubeadm (and so by kind) uses, plus a few harmless extras. Linking the
 // full plugin set would drag in every cloud provider's SDK.
 //
+// It is its own module (so hack/e2e stays free of CoreDNS's dependencies);
 // build-artifacts.sh builds this file against each CoreDNS version the e2e
-// tests need, in a scratch module that requires that version, with the
-// build tag e2e_coredns (the tag keeps it out of the hack/e2e module, which
-// does not depend on CoreDNS).
+// tests need, in a scratch module that requires that version.
 package main
 
 import (
