@@ -38,15 +38,15 @@ var globalsWithValue = map[string]bool{
 }
 
 func main() {
-	real := findRunc()
+	runc := findRunc()
 	args := os.Args[1:]
 	if err := rewrite(args); err != nil {
 		fmt.Fprintf(os.Stderr, "runc-nosysresource: %v\n", err)
 		os.Exit(1)
 	}
-	argv := append([]string{real}, args...)
-	if err := syscall.Exec(real, argv, os.Environ()); err != nil {
-		fmt.Fprintf(os.Stderr, "runc-nosysresource: exec %s: %v\n", real, err)
+	argv := append([]string{runc}, args...)
+	if err := syscall.Exec(runc, argv, os.Environ()); err != nil {
+		fmt.Fprintf(os.Stderr, "runc-nosysresource: exec %s: %v\n", runc, err)
 		os.Exit(1)
 	}
 }
