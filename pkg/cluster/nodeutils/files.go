@@ -19,7 +19,6 @@ package nodeutils
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	stderrors "errors"
 	"fmt"
 	"io"
@@ -134,12 +133,6 @@ func parseSHA256Sum(lines []string) (map[string]string, error) {
 		sums[strings.TrimPrefix(fields[1], "*")] = fields[0]
 	}
 	return sums, nil
-}
-
-// Digest returns the hex sha256 of b, in the form FileDigests reports.
-func Digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 // InstallBinary installs src over dest on the node atomically: the new

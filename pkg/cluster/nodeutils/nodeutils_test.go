@@ -18,7 +18,9 @@ package nodeutils_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +65,7 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if digests[0] != nodeutils.Digest([]byte("new kubelet")) || digests[1] != "" || digests[2] != digests[0] {
+	if digests[0] != fmt.Sprintf("%x", sha256.Sum256([]byte("new kubelet"))) || digests[1] != "" || digests[2] != digests[0] {
 		t.Errorf("digests %v", digests)
 	}
 }

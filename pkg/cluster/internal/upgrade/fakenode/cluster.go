@@ -98,11 +98,6 @@ type Cluster struct {
 
 	Calls []Call
 	seq   int
-	// failures are injected: the command whose sequence number (counting
-	// from 1) is key fails.
-	failAt map[int]bool
-	// failMatch fails the next command whose argv contains the string.
-	failMatch []string
 	// failKey fails the failOccurrence-th call with that Key.
 	failKey        string
 	failOccurrence int
@@ -116,7 +111,6 @@ func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
 		KubernetesVersion: version,
 		ImageRepository:   "registry.k8s.io",
 		APIServerUp:       true,
-		failAt:            map[int]bool{},
 		keyCounts:         map[string]int{},
 	}
 	images := KubeadmImages(version, "")
@@ -195,13 +189,6 @@ func (c *Cluster) Node(name string) *Node {
 	return nil
 }
 
-// FailAt makes the seq-th command from now (1 = the next) fail.
-func (c *Cluster) FailAt(seq int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.failAt[c.seq+seq] = true
-}
-
 // FailOn makes the occurrence-th call (counting from 1) with the same Key as
 // call fail.
 func (c *Cluster) FailOn(call Call, occurrence int) {
@@ -220,14 +207,6 @@ func (c *Cluster) Occurrence(i int) int {
 		}
 	}
 	return count
-}
-
-// FailNext makes the next command whose argv, joined by spaces, contains
-// match fail.
-func (c *Cluster) FailNext(match string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.failMatch = append(c.failMatch, match)
 }
 
 // Seq returns how many commands ran so far.

@@ -71,16 +71,7 @@ func (c *cmd) Run() error {
 		call.Stdin = digest(input)
 	}
 	cl.keyCounts[call.Key()]++
-	fail := cl.failAt[cl.seq] || (call.Key() == cl.failKey && cl.keyCounts[call.Key()] == cl.failOccurrence)
-	delete(cl.failAt, cl.seq)
-	joined := strings.Join(c.argv, " ")
-	for i, m := range cl.failMatch {
-		if strings.Contains(joined, m) {
-			fail = true
-			cl.failMatch = append(cl.failMatch[:i], cl.failMatch[i+1:]...)
-			break
-		}
-	}
+	fail := call.Key() == cl.failKey && cl.keyCounts[call.Key()] == cl.failOccurrence
 	var out string
 	code := 0
 	switch {

@@ -53,18 +53,6 @@ func Component(ref string) string {
 	return p[strings.LastIndex(p, "/")+1:]
 }
 
-// Tag returns the tag of an image reference, or "".
-func Tag(ref string) string {
-	named, err := reference.ParseNormalizedNamed(ref)
-	if err != nil {
-		return ""
-	}
-	if tagged, ok := named.(reference.Tagged); ok {
-		return tagged.Tag()
-	}
-	return ""
-}
-
 // ComponentImage returns the image in list whose component is name, or "".
 func ComponentImage(list []string, name string) string {
 	for _, image := range list {

@@ -127,9 +127,6 @@ func TestImagePlanning(t *testing.T) {
 	if got := Component("registry.k8s.io/coredns/coredns:v1.12.1"); got != "coredns" {
 		t.Errorf("component %s", got)
 	}
-	if got := Tag("registry.k8s.io/etcd:3.6.5-0"); got != "3.6.5-0" {
-		t.Errorf("tag %s", got)
-	}
 	if got := ComponentImage(list, "etcd"); got != "registry.k8s.io/etcd:3.6.5-0" {
 		t.Errorf("etcd image %s", got)
 	}
