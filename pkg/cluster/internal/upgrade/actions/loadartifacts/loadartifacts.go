@@ -66,14 +66,16 @@ func (a *action) Execute(ctx *actions.Context) error {
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	info := st.Info[n.String()]
+	var missing map[*artifacts.Artifact]bool // what the staging step found unstaged
 	return []actions.Step{
 		{
 			Name: "staging kubeadm, kubelet and kubectl in " + st.StagingDir(),
 			Done: func() (bool, string, error) {
-				missing, err := unstaged(ctx, n)
+				var err error
+				missing, err = unstaged(ctx, n)
 				return len(missing) == 0, "", err
 			},
-			Run: func() error { return stage(ctx, n) },
+			Run: func() error { return stage(ctx, n, missing) },
 		},
 		{
 			Name: "checking the staged binaries' versions",
@@ -125,11 +127,8 @@ func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool,
 	return missing, nil
 }
 
-func stage(ctx *actions.Context, n nodes.Node) error {
-	missing, err := unstaged(ctx, n)
-	if err != nil {
-		return err
-	}
+// stage streams the missing binaries into n's staging folder.
+func stage(ctx *actions.Context, n nodes.Node, missing map[*artifacts.Artifact]bool) error {
 	return ctx.Source.Walk(
 		func(a *artifacts.Artifact) bool { return missing[a] },
 		func(a *artifacts.Artifact, r io.Reader) error {
