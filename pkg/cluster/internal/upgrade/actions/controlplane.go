@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
@@ -83,7 +84,7 @@ func (c *Context) StaticPodsAtTarget(n nodes.Node) (bool, string, error) {
 		if !ok {
 			continue
 		}
-		if want := c.State.TargetImage(component); plan.Normalize(image) != plan.Normalize(want) {
+		if want := c.State.TargetImage(component); imageref.Normalize(image) != imageref.Normalize(want) {
 			behind = append(behind, fmt.Sprintf("%s runs %s", component, image))
 		}
 	}
@@ -103,7 +104,7 @@ func (c *Context) ControlPlanePodsReady(n nodes.Node) error {
 		return err
 	}
 	for component := range images {
-		want := plan.Normalize(c.State.TargetImage(component))
+		want := imageref.Normalize(c.State.TargetImage(component))
 		found := false
 		for _, p := range pods {
 			if p.NodeName != n.String() || p.Component != component {
@@ -111,7 +112,7 @@ func (c *Context) ControlPlanePodsReady(n nodes.Node) error {
 			}
 			found = true
 			for _, image := range p.Images {
-				if plan.Normalize(image) != want {
+				if imageref.Normalize(image) != want {
 					return errors.Errorf("%s on %s runs %s, not %s yet", component, n, image, want)
 				}
 			}

@@ -24,6 +24,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
 const (
@@ -124,7 +126,7 @@ func indexArchive(r io.Reader, name string) ([]Image, string, error) {
 			continue
 		}
 		seen[ref] = true
-		images = append(images, Image{Ref: ref, Target: StripArchSuffix(ref)})
+		images = append(images, Image{Ref: ref, Target: imageref.StripArchSuffix(ref)})
 	}
 	if len(images) == 0 {
 		return nil, "", errors.Errorf("%s has no image references (its images are untagged): tag each image and save it by name, for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar", name)

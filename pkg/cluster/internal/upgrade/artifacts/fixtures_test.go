@@ -30,6 +30,8 @@ import (
 	"path"
 	"path/filepath"
 	"testing"
+
+	"github.com/distribution/reference"
 )
 
 // This file holds the fixture builders the tests share: fake ELF binaries,
@@ -299,11 +301,12 @@ func tagOnly(tag string) map[string]string {
 	return map[string]string{"org.opencontainers.image.ref.name": tagOf(tag)}
 }
 
-// tagOf returns the tag of a reference.
+// tagOf returns the tag of a reference, "latest" if it has none.
 func tagOf(ref string) string {
-	_, rest := splitRef(ref)
-	if len(rest) > 0 {
-		return rest[1:]
+	if tagged, err := reference.Parse(ref); err == nil {
+		if tagged, ok := tagged.(reference.Tagged); ok {
+			return tagged.Tag()
+		}
 	}
 	return "latest"
 }

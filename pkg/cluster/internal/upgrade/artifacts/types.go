@@ -21,6 +21,8 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
 // Layout names what --image-dir pointed at.
@@ -81,7 +83,7 @@ type Artifact struct {
 type Image struct {
 	// Ref is the reference as stored in the archive, for example
 	// registry.k8s.io/kube-apiserver-amd64:v1.34.4 or busybox:latest.
-	// Normalize gives the fully qualified form containerd uses.
+	// imageref.Normalize gives the fully qualified form containerd uses.
 	Ref string
 	// Target is the name kubeadm expects: Ref with a trailing -<arch> removed
 	// from the last element of the repository
@@ -129,11 +131,11 @@ func (s *Source) Images() []Image {
 // Ref equals target, comparing fully qualified forms (so "busybox:latest"
 // matches "docker.io/library/busybox:latest"), or nil if none does.
 func (s *Source) ArchiveFor(target string) *Artifact {
-	want := Normalize(target)
+	want := imageref.Normalize(target)
 	for _, a := range s.Archives {
 		for _, img := range a.Images {
 			if img.Target == target || img.Ref == target ||
-				Normalize(img.Target) == want || Normalize(img.Ref) == want {
+				imageref.Normalize(img.Target) == want || imageref.Normalize(img.Ref) == want {
 				return a
 			}
 		}

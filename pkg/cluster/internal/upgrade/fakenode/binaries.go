@@ -21,8 +21,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
-
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 )
 
 // Images kubeadm lists for each minor version, as the real kubeadm does.
@@ -59,11 +57,6 @@ func minor(version string) string {
 		return version
 	}
 	return parts[0] + "." + parts[1]
-}
-
-// normalize returns the fully qualified form of ref.
-func normalize(ref string) string {
-	return artifacts.Normalize(ref)
 }
 
 // Binary returns a fake Kubernetes binary: an ELF header for arch (amd64 or

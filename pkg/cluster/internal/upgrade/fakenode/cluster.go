@@ -27,6 +27,8 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/constants"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/exec"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
 // File is a simulated file.
@@ -138,7 +140,7 @@ func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
 		if role == constants.ControlPlaneNodeRoleValue {
 			n.Files["/etc/kubernetes/admin.conf"] = &File{Content: []byte("admin"), Mode: 0o600}
 			for _, image := range images {
-				if component := componentOf(image); isStatic(component) {
+				if component := imageref.Component(image); isStatic(component) {
 					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
 				}
 			}
@@ -149,7 +151,7 @@ func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
 			needed = images[3:6]
 		}
 		for _, image := range needed {
-			n.Images[normalize(image)] = true
+			n.Images[imageref.Normalize(image)] = true
 		}
 		c.Nodes = append(c.Nodes, n)
 	}

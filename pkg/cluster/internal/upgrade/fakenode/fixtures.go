@@ -25,6 +25,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
 // ImageArchive returns a docker-archive tar holding one tiny amd64 image
@@ -115,7 +117,7 @@ func WriteRelease(dir, version, arch string, layout Layout) (string, error) {
 		files[bin+name] = Binary(name, version, arch)
 	}
 	for _, image := range KubeadmImages(version, "") {
-		component := image[strings.LastIndex(image, "/")+1 : strings.LastIndex(image, ":")]
+		component := imageref.Component(image)
 		switch component {
 		case "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy":
 			ref := image

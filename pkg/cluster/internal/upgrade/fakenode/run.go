@@ -29,6 +29,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/cluster/constants"
 	"sigs.k8s.io/kind/pkg/exec"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
 // cmd is a command against a simulated node.
@@ -132,14 +134,6 @@ func kubectlArgs(argv []string) []string {
 func digest(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-func componentOf(image string) string {
-	name := image
-	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
-		name = name[:i]
-	}
-	return name[strings.LastIndex(name, "/")+1:]
 }
 
 func isStatic(component string) bool {
@@ -303,7 +297,7 @@ func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
 			return "ctr: failed to import: " + err.Error(), 1
 		}
 		for _, ref := range refs {
-			n.Images[normalize(ref)] = false
+			n.Images[imageref.Normalize(ref)] = false
 		}
 		return "", 0
 	case "tag":
@@ -385,12 +379,12 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 		}
 		if isCP {
 			for _, image := range images {
-				if !n.Images[normalize(image)] {
+				if !n.Images[imageref.Normalize(image)] {
 					return "[preflight] Some fatal errors occurred:\n\t[ERROR ImagePull]: failed to pull image " + image, 1
 				}
 			}
 			for _, image := range images {
-				if component := componentOf(image); isStatic(component) {
+				if component := imageref.Component(image); isStatic(component) {
 					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
 				}
 			}

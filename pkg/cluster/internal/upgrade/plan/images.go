@@ -18,13 +18,10 @@ package plan
 
 import (
 	"sort"
-	"strings"
-
-	"github.com/distribution/reference"
-
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 
 	"sigs.k8s.io/kind/pkg/cluster/constants"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
 // controlPlaneComponents are the images only control-plane nodes run.
@@ -35,28 +32,10 @@ var controlPlaneComponents = map[string]bool{
 	"etcd":                    true,
 }
 
-// Normalize returns the fully qualified form of an image reference
-// ("etcd:3.6.5-0" becomes "docker.io/library/etcd:3.6.5-0"), the form
-// containerd lists images in.
-func Normalize(ref string) string {
-	return artifacts.Normalize(ref)
-}
-
-// Component returns the last path element of an image's repository:
-// "kube-apiserver" for "registry.k8s.io/kube-apiserver:v1.34.4".
-func Component(ref string) string {
-	named, err := reference.ParseNormalizedNamed(ref)
-	if err != nil {
-		return ref
-	}
-	p := reference.Path(named)
-	return p[strings.LastIndex(p, "/")+1:]
-}
-
 // ComponentImage returns the image in list whose component is name, or "".
 func ComponentImage(list []string, name string) string {
 	for _, image := range list {
-		if Component(image) == name {
+		if imageref.Component(image) == name {
 			return image
 		}
 	}
@@ -69,7 +48,7 @@ func ComponentImage(list []string, name string) string {
 func NeededOn(list []string, role string) []string {
 	var needed []string
 	for _, image := range list {
-		if role != constants.ControlPlaneNodeRoleValue && controlPlaneComponents[Component(image)] {
+		if role != constants.ControlPlaneNodeRoleValue && controlPlaneComponents[imageref.Component(image)] {
 			continue
 		}
 		needed = append(needed, image)
@@ -82,7 +61,7 @@ func NeededOn(list []string, role string) []string {
 func Missing(needed []string, present map[string]bool) []string {
 	var missing []string
 	for _, image := range needed {
-		if !present[Normalize(image)] {
+		if !present[imageref.Normalize(image)] {
 			missing = append(missing, image)
 		}
 	}
@@ -94,7 +73,7 @@ func Missing(needed []string, present map[string]bool) []string {
 func ImageSet(refs []string) map[string]bool {
 	set := make(map[string]bool, len(refs))
 	for _, ref := range refs {
-		set[Normalize(ref)] = true
+		set[imageref.Normalize(ref)] = true
 	}
 	return set
 }

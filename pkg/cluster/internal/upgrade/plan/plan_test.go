@@ -124,9 +124,6 @@ func TestImagePlanning(t *testing.T) {
 	if got := strings.Join(missing, " "); got != "registry.k8s.io/etcd:3.6.5-0" {
 		t.Errorf("missing %s", got)
 	}
-	if got := Component("registry.k8s.io/coredns/coredns:v1.12.1"); got != "coredns" {
-		t.Errorf("component %s", got)
-	}
 	if got := ComponentImage(list, "etcd"); got != "registry.k8s.io/etcd:3.6.5-0" {
 		t.Errorf("etcd image %s", got)
 	}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
@@ -103,7 +104,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 // pin keeps the kubelet's image garbage collection away from images.
 func pin(ctx *actions.Context, n nodes.Node, images []string) error {
 	for _, image := range images {
-		target := plan.Normalize(image)
+		target := imageref.Normalize(image)
 		if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "label", target, PinnedLabel).Run(); err != nil {
 			return errors.Wrapf(err, "failed to pin %s on node %q", target, n)
 		}
@@ -207,7 +208,7 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 				return errors.Wrapf(err, "failed to import %s on node %q: is the archive corrupt?", a.Path, n)
 			}
 			for _, img := range a.Images {
-				ref, target := plan.Normalize(img.Ref), plan.Normalize(img.Target)
+				ref, target := imageref.Normalize(img.Ref), imageref.Normalize(img.Target)
 				if ref == target {
 					continue
 				}
