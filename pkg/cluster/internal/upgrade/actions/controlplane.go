@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
@@ -32,38 +33,32 @@ import (
 // ManifestsDir is where kubeadm keeps static pod manifests.
 const ManifestsDir = "/etc/kubernetes/manifests"
 
-// controlPlaneComponents are kubeadm's static pods; etcd only with local
-// etcd.
-var controlPlaneComponents = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"}
-
 // StaticPodImages returns, for each static pod manifest on n, the image it
 // runs, keyed by component.
 func (c *Context) StaticPodImages(n nodes.Node) (map[string]string, error) {
 	images := map[string]string{}
-	for _, component := range controlPlaneComponents {
-		content, ok, err := nodeutils.ReadFile(n, path.Join(ManifestsDir, component+".yaml"))
+	for _, component := range plan.ControlPlaneComponents {
+		manifest := path.Join(ManifestsDir, component+".yaml")
+		content, ok, err := nodeutils.ReadFile(n, manifest)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			images[component] = ManifestImage(content)
+		if !ok {
+			continue
+		}
+		pod, err := kube.ParsePod([]byte(content))
+		if err != nil {
+			return nil, errors.Wrapf(err, "failed to read %s on node %q", manifest, n)
+		}
+		images[component] = ""
+		if len(pod.Images) > 0 {
+			images[component] = pod.Images[0]
 		}
 	}
 	if images["kube-apiserver"] == "" {
 		return nil, errors.Errorf("node %q has no kube-apiserver static pod manifest", n)
 	}
 	return images, nil
-}
-
-// ManifestImage returns the first container image in a pod manifest.
-func ManifestImage(manifest string) string {
-	for _, line := range strings.Split(manifest, "\n") {
-		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
-		if strings.HasPrefix(line, "image:") {
-			return strings.Trim(strings.TrimSpace(strings.TrimPrefix(line, "image:")), `"'`)
-		}
-	}
-	return ""
 }
 
 // TargetImage returns the image kubeadm uses for component at the target.
@@ -79,7 +74,7 @@ func (c *Context) StaticPodsAtTarget(n nodes.Node) (bool, string, error) {
 		return false, "", err
 	}
 	var behind []string
-	for _, component := range controlPlaneComponents {
+	for _, component := range plan.ControlPlaneComponents {
 		image, ok := images[component]
 		if !ok {
 			continue

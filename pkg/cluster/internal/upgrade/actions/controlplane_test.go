@@ -18,20 +18,6 @@ package actions
 
 import "testing"
 
-func TestManifestImage(t *testing.T) {
-	t.Parallel()
-	manifest := "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - command:\n    - kube-apiserver\n    image: registry.k8s.io/kube-apiserver:v1.34.4\n    imagePullPolicy: IfNotPresent\n"
-	if got := ManifestImage(manifest); got != "registry.k8s.io/kube-apiserver:v1.34.4" {
-		t.Errorf("got %q", got)
-	}
-	if got := ManifestImage("spec:\n  containers:\n  - image: \"registry.k8s.io/etcd:3.6.5-0\"\n"); got != "registry.k8s.io/etcd:3.6.5-0" {
-		t.Errorf("got %q", got)
-	}
-	if got := ManifestImage("kind: Pod\n"); got != "" {
-		t.Errorf("got %q", got)
-	}
-}
-
 func TestKubeadmIgnorePreflightErrors(t *testing.T) {
 	t.Parallel()
 	cases := map[string][]string{

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,7 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 )
 
 // cmd is a command against a simulated node.
@@ -136,12 +138,12 @@ func digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// staticPods are the components kubeadm runs as static pods: the fake's
+// own list, not the workflow's.
+var staticPods = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"}
+
 func isStatic(component string) bool {
-	switch component {
-	case "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd":
-		return true
-	}
-	return false
+	return slices.Contains(staticPods, component)
 }
 
 func manifestPath(component string) string {
@@ -152,18 +154,18 @@ func manifest(component, image string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\nspec:\n  containers:\n  - name: %s\n    image: %s\n", component, component, image)
 }
 
+// manifestImage returns the image of component's static pod manifest, ""
+// when there is none.
 func (n *Node) manifestImage(component string) string {
 	f := n.Files[manifestPath(component)]
 	if f == nil {
 		return ""
 	}
-	for _, line := range strings.Split(string(f.Content), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "image: ") {
-			return strings.TrimPrefix(line, "image: ")
-		}
+	pod, err := kube.ParsePod(f.Content)
+	if err != nil || len(pod.Images) == 0 {
+		return ""
 	}
-	return ""
+	return pod.Images[0]
 }
 
 // run simulates argv with the cluster lock held; it returns the output and
@@ -503,7 +505,7 @@ func (c *Cluster) nodeObjects() []interface{} {
 func (c *Cluster) staticPods() []interface{} {
 	var items []interface{}
 	for _, n := range c.Nodes {
-		for _, component := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"} {
+		for _, component := range staticPods {
 			image := n.manifestImage(component)
 			if image == "" {
 				continue

@@ -113,42 +113,58 @@ type Pod struct {
 	Ready     bool
 }
 
+type podObject struct {
+	Metadata struct {
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Spec struct {
+		NodeName   string `json:"nodeName"`
+		Containers []struct {
+			Image string `json:"image"`
+		} `json:"containers"`
+	} `json:"spec"`
+	Status struct {
+		Conditions []condition `json:"conditions"`
+	} `json:"status"`
+}
+
+func (o podObject) pod() Pod {
+	p := Pod{
+		Name:      o.Metadata.Name,
+		NodeName:  o.Spec.NodeName,
+		Component: o.Metadata.Labels["component"],
+		Ready:     isTrue(o.Status.Conditions, "Ready"),
+	}
+	for _, c := range o.Spec.Containers {
+		p.Images = append(p.Images, c.Image)
+	}
+	return p
+}
+
 // ParsePodList parses `kubectl get pods -o json`.
 func ParsePodList(b []byte) ([]Pod, error) {
 	var list struct {
-		Items []struct {
-			Metadata struct {
-				Name   string            `json:"name"`
-				Labels map[string]string `json:"labels"`
-			} `json:"metadata"`
-			Spec struct {
-				NodeName   string `json:"nodeName"`
-				Containers []struct {
-					Image string `json:"image"`
-				} `json:"containers"`
-			} `json:"spec"`
-			Status struct {
-				Conditions []condition `json:"conditions"`
-			} `json:"status"`
-		} `json:"items"`
+		Items []podObject `json:"items"`
 	}
 	if err := json.Unmarshal(b, &list); err != nil {
 		return nil, errors.Wrap(err, "failed to parse pod list")
 	}
 	pods := make([]Pod, 0, len(list.Items))
 	for _, item := range list.Items {
-		p := Pod{
-			Name:      item.Metadata.Name,
-			NodeName:  item.Spec.NodeName,
-			Component: item.Metadata.Labels["component"],
-			Ready:     isTrue(item.Status.Conditions, "Ready"),
-		}
-		for _, c := range item.Spec.Containers {
-			p.Images = append(p.Images, c.Image)
-		}
-		pods = append(pods, p)
+		pods = append(pods, item.pod())
 	}
 	return pods, nil
+}
+
+// ParsePod parses a pod manifest in YAML or JSON, such as the static pod
+// manifests kubeadm writes to /etc/kubernetes/manifests.
+func ParsePod(b []byte) (Pod, error) {
+	var o podObject
+	if err := yaml.Unmarshal(b, &o); err != nil {
+		return Pod{}, errors.Wrap(err, "failed to parse pod manifest")
+	}
+	return o.pod(), nil
 }
 
 // Workload is a DaemonSet or Deployment and whether it is fully rolled out

@@ -63,6 +63,51 @@ func TestParsePodList(t *testing.T) {
 	}
 }
 
+func TestParsePod(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		manifest string
+		want     string
+	}{
+		{
+			name:     "a static pod manifest as kubeadm writes it",
+			manifest: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    component: kube-apiserver\n  name: kube-apiserver\nspec:\n  containers:\n  - command:\n    - kube-apiserver\n    image: registry.k8s.io/kube-apiserver:v1.34.4\n    imagePullPolicy: IfNotPresent\n",
+			want:     "kube-apiserver registry.k8s.io/kube-apiserver:v1.34.4",
+		},
+		{
+			name:     "a quoted image",
+			manifest: "spec:\n  containers:\n  - image: \"registry.k8s.io/etcd:3.6.5-0\"\n",
+			want:     " registry.k8s.io/etcd:3.6.5-0",
+		},
+		{
+			name:     "JSON",
+			manifest: `{"metadata":{"labels":{"component":"etcd"}},"spec":{"containers":[{"image":"registry.k8s.io/etcd:3.6.5-0"}]}}`,
+			want:     "etcd registry.k8s.io/etcd:3.6.5-0",
+		},
+		{
+			name:     "no containers",
+			manifest: "kind: Pod\n",
+			want:     "",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := ParsePod([]byte(tc.manifest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(p.Component + " " + strings.Join(p.Images, ",")); got != strings.TrimSpace(tc.want) {
+				t.Errorf("parsed %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if _, err := ParsePod([]byte("spec: [")); err == nil {
+		t.Error("a manifest that is not YAML parsed")
+	}
+}
+
 func TestParseWorkloads(t *testing.T) {
 	t.Parallel()
 	out := `{"items":[

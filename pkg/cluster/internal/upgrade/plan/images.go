@@ -17,6 +17,7 @@ limitations under the License.
 package plan
 
 import (
+	"slices"
 	"sort"
 
 	"sigs.k8s.io/kind/pkg/cluster/constants"
@@ -24,13 +25,9 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
-// controlPlaneComponents are the images only control-plane nodes run.
-var controlPlaneComponents = map[string]bool{
-	"kube-apiserver":          true,
-	"kube-controller-manager": true,
-	"kube-scheduler":          true,
-	"etcd":                    true,
-}
+// ControlPlaneComponents are kubeadm's static pods (etcd only with local
+// etcd), named like their images: only control-plane nodes run them.
+var ControlPlaneComponents = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"}
 
 // ComponentImage returns the image in list whose component is name, or "".
 func ComponentImage(list []string, name string) string {
@@ -48,7 +45,7 @@ func ComponentImage(list []string, name string) string {
 func NeededOn(list []string, role string) []string {
 	var needed []string
 	for _, image := range list {
-		if role != constants.ControlPlaneNodeRoleValue && controlPlaneComponents[imageref.Component(image)] {
+		if role != constants.ControlPlaneNodeRoleValue && slices.Contains(ControlPlaneComponents, imageref.Component(image)) {
 			continue
 		}
 		needed = append(needed, image)

@@ -87,17 +87,33 @@ func TestDecide(t *testing.T) {
 func TestParseVersion(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"v1.34.4":              "1.34.4",
-		"Kubernetes v1.34.4\n": "1.34.4",
-		" v1.35.0-rc.1 ":       "1.35.0-rc.1",
+		"v1.34.4":        "1.34.4",
+		" v1.35.0-rc.1 ": "1.35.0-rc.1",
 	} {
 		got, err := ParseVersion(in)
 		if err != nil || got.String() != want {
 			t.Errorf("ParseVersion(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
-	if _, err := ParseVersion("not a version"); err == nil {
-		t.Error("ParseVersion accepted garbage")
+	for _, bad := range []string{"not a version", "Kubernetes v1.34.4"} {
+		if _, err := ParseVersion(bad); err == nil {
+			t.Errorf("ParseVersion accepted %q", bad)
+		}
+	}
+}
+
+func TestParseBinaryVersion(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Kubernetes v1.34.4\n":                                 "v1.34.4",
+		"Client Version: v1.34.4\nKustomize Version: v5.7.1\n": "v1.34.4",
+	} {
+		if got, err := ParseBinaryVersion(in); err != nil || got != want {
+			t.Errorf("ParseBinaryVersion(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseBinaryVersion("Usage: kubelet"); err == nil {
+		t.Error("garbage parsed")
 	}
 }
 

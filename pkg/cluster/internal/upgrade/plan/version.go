@@ -24,16 +24,37 @@ import (
 	"sigs.k8s.io/kind/pkg/errors"
 )
 
-// ParseVersion parses a Kubernetes version such as "v1.34.4" or
-// "Kubernetes v1.34.4" (kubelet --version output).
+// ParseVersion parses a Kubernetes version such as "v1.34.4".
 func ParseVersion(s string) (*semver.Version, error) {
 	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "Kubernetes ")
 	v, err := semver.NewVersion(s)
 	if err != nil {
 		return nil, errors.Wrapf(err, "failed to parse Kubernetes version %q", s)
 	}
 	return v, nil
+}
+
+// binaryVersionPrefixes start the line that holds the version in the output
+// of `kubelet --version` and of `kubectl version --client`.
+var binaryVersionPrefixes = []string{"Kubernetes ", "Client Version: "}
+
+// ParseBinaryVersion reads the version from `kubelet --version`
+// ("Kubernetes v1.34.4") or `kubectl version --client` ("Client Version:
+// v1.34.4") and returns it as Kubernetes prints versions ("v1.34.4").
+func ParseBinaryVersion(out string) (string, error) {
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		for _, prefix := range binaryVersionPrefixes {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				ver, err := ParseVersion(rest)
+				if err != nil {
+					return "", err
+				}
+				return v(ver), nil
+			}
+		}
+	}
+	return "", errors.Errorf("no version in %q", strings.TrimSpace(out))
 }
 
 // Decision is the outcome of the version-skew policy.

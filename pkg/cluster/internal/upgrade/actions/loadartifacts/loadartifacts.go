@@ -22,7 +22,6 @@ package loadartifacts
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -153,7 +152,7 @@ func checkStaged(ctx *actions.Context, n nodes.Node) error {
 		if err != nil {
 			return errors.Wrapf(err, "failed to run the staged %s on node %q", c.name, n)
 		}
-		got, err := ParseBinaryVersion(string(out))
+		got, err := plan.ParseBinaryVersion(string(out))
 		if err != nil {
 			return errors.Wrapf(err, "failed to read the version of %s in --image-dir", c.name)
 		}
@@ -162,25 +161,6 @@ func checkStaged(ctx *actions.Context, n nodes.Node) error {
 		}
 	}
 	return nil
-}
-
-// ParseBinaryVersion reads the version from `kubelet --version`
-// ("Kubernetes v1.34.4") or `kubectl version --client` ("Client Version:
-// v1.34.4").
-func ParseBinaryVersion(out string) (string, error) {
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		for _, prefix := range []string{"Kubernetes ", "Client Version: "} {
-			if strings.HasPrefix(line, prefix) {
-				v, err := plan.ParseVersion(strings.TrimPrefix(line, prefix))
-				if err != nil {
-					return "", err
-				}
-				return "v" + v.String(), nil
-			}
-		}
-	}
-	return "", errors.Errorf("no version in %q", strings.TrimSpace(out))
 }
 
 // importImages streams archives into the node's containerd, then gives

@@ -46,18 +46,3 @@ func TestParseSnapshotter(t *testing.T) {
 		})
 	}
 }
-
-func TestParseBinaryVersion(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"Kubernetes v1.34.4\n":                                 "v1.34.4",
-		"Client Version: v1.34.4\nKustomize Version: v5.7.1\n": "v1.34.4",
-	} {
-		if got, err := ParseBinaryVersion(in); err != nil || got != want {
-			t.Errorf("ParseBinaryVersion(%q) = %q, %v", in, got, err)
-		}
-	}
-	if _, err := ParseBinaryVersion("Usage: kubelet"); err == nil {
-		t.Error("garbage parsed")
-	}
-}
