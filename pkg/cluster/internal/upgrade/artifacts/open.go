@@ -17,12 +17,14 @@ limitations under the License.
 package artifacts
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/elfarch"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/imagearchive"
 )
 
 // layoutsHelp ends the errors that mean the layout is wrong.
@@ -200,7 +202,7 @@ func binaryFile(name, dir string) (*Artifact, error) {
 		return nil, errors.Wrapf(err, "failed to open %s", p)
 	}
 	defer f.Close()
-	header, err := readHeader(f)
+	arch, err := elfarch.Read(f)
 	if err != nil {
 		return nil, errors.Wrapf(err, "failed to read %s", p)
 	}
@@ -210,19 +212,9 @@ func binaryFile(name, dir string) (*Artifact, error) {
 		Size: info.Size(),
 		Kind: KindBinary,
 		Mode: info.Mode().Perm(),
-		Arch: elfArch(header),
+		Arch: arch,
 		file: p,
 	}, nil
-}
-
-// readHeader reads up to elfHeaderLen bytes from the start of r.
-func readHeader(r io.Reader) ([]byte, error) {
-	header := make([]byte, elfHeaderLen)
-	n, err := io.ReadFull(r, header)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil
-	}
-	return header[:n], err
 }
 
 // isArchiveName reports whether a base name is that of an image archive:
@@ -266,7 +258,7 @@ func archiveFile(p string, info os.FileInfo) (*Artifact, error) {
 	}
 	defer f.Close()
 	// the tar reader seeks over the layers of an *os.File
-	images, arch, err := indexArchive(f, p)
+	refs, arch, err := imagearchive.Index(f, p)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +269,7 @@ func archiveFile(p string, info os.FileInfo) (*Artifact, error) {
 		Kind:   KindImageArchive,
 		Mode:   info.Mode().Perm(),
 		Arch:   arch,
-		Images: images,
+		Images: imagesOf(refs),
 		file:   p,
 	}, nil
 }

@@ -25,6 +25,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/artifactstest"
 )
 
 func TestOpenLayouts(t *testing.T) {
@@ -53,13 +55,13 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "flat folder with extra archives",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
-				writeFiles(t, dir, extras(t))
-				writeFiles(t, dir, []file{
-					{name: "README.md", body: []byte("notes")},
-					{name: "kube-proxy.tar.md5", body: []byte("0")},
-					{name: "._etcd.tar", body: []byte("macOS metadata")},
-					{name: "nested/other.tar", body: []byte("not indexed")},
+				artifactstest.WriteFiles(t, dir, artifactstest.Release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Extras(t))
+				artifactstest.WriteFiles(t, dir, []artifactstest.File{
+					{Name: "README.md", Body: []byte("notes")},
+					{Name: "kube-proxy.tar.md5", Body: []byte("0")},
+					{Name: "._etcd.tar", Body: []byte("macOS metadata")},
+					{Name: "nested/other.tar", Body: []byte("not indexed")},
 				})
 				return dir
 			},
@@ -72,7 +74,7 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "a release's kubernetes/server/bin itself",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return filepath.Join(dir, "kubernetes", "server", "bin")
 			},
 			wantLayout:   LayoutFlat,
@@ -84,7 +86,7 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "release tree: parent of kubernetes/",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return dir
 			},
 			wantLayout:   LayoutReleaseTree,
@@ -96,7 +98,7 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "release tree: kubernetes/ itself",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return filepath.Join(dir, "kubernetes")
 			},
 			wantLayout:   LayoutReleaseTree,
@@ -108,8 +110,8 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "release tree with archives beside it",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_X86_64, "amd64"))
-				writeFiles(t, dir, extras(t))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Extras(t))
 				return dir
 			},
 			wantLayout:   LayoutReleaseTree,
@@ -121,7 +123,7 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "release tree for arm64",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), release(t, elf.EM_AARCH64, "arm64"))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Release(t, elf.EM_AARCH64, "arm64"))
 				return dir
 			},
 			wantLayout:   LayoutReleaseTree,
@@ -136,7 +138,7 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "release tarball given directly",
 			setup: func(t *testing.T, dir string) string {
-				return writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 			},
 			wantLayout:   LayoutReleaseTarball,
 			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
@@ -147,7 +149,7 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "release tarball named .tgz without the kubernetes/ prefix",
 			setup: func(t *testing.T, dir string) string {
-				return writeTarball(t, filepath.Join(dir, "server.tgz"), "server/bin", release(t, elf.EM_S390, "s390x"))
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "server.tgz"), "server/bin", artifactstest.Release(t, elf.EM_S390, "s390x"))
 			},
 			wantLayout:   LayoutReleaseTarball,
 			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
@@ -161,9 +163,9 @@ func TestOpenLayouts(t *testing.T) {
 		{
 			name: "release tarball in a folder with archives beside it",
 			setup: func(t *testing.T, dir string) string {
-				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
-				writeFiles(t, dir, extras(t))
-				writeFiles(t, dir, []file{{name: "kubernetes-client-linux-amd64.tar.gz", body: []byte("ignored")}})
+				artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Extras(t))
+				artifactstest.WriteFiles(t, dir, []artifactstest.File{{Name: "kubernetes-client-linux-amd64.tar.gz", Body: []byte("ignored")}})
 				return dir
 			},
 			wantLayout:   LayoutReleaseTarball,
@@ -188,9 +190,12 @@ func TestOpenLayouts(t *testing.T) {
 			if s.Layout != tc.wantLayout {
 				t.Errorf("Layout = %q, want %q", s.Layout, tc.wantLayout)
 			}
-			var archives []string
+			var archives, images []string
 			for _, a := range s.Archives {
 				archives = append(archives, a.Name)
+				for _, im := range a.Images {
+					images = append(images, im.Ref)
+				}
 				if a.Kind != KindImageArchive {
 					t.Errorf("%s: Kind = %q", a.Name, a.Kind)
 				}
@@ -201,13 +206,9 @@ func TestOpenLayouts(t *testing.T) {
 			if !reflect.DeepEqual(archives, tc.wantArchives) {
 				t.Errorf("Archives = %v, want %v", archives, tc.wantArchives)
 			}
-			var images []string
-			for _, im := range s.Images() {
-				images = append(images, im.Ref)
-			}
 			sort.Strings(images)
 			if !reflect.DeepEqual(images, tc.wantImages) {
-				t.Errorf("Images() = %v, want %v", images, tc.wantImages)
+				t.Errorf("images = %v, want %v", images, tc.wantImages)
 			}
 			if len(s.Binaries) != 3 {
 				t.Errorf("Binaries has %d entries, want 3", len(s.Binaries))
@@ -220,7 +221,7 @@ func TestOpenLayouts(t *testing.T) {
 				if a.Name != name || a.Kind != KindBinary || a.Arch != tc.wantArch || a.Mode != 0o755 {
 					t.Errorf("%s: %+v", name, *a)
 				}
-				if want := int64(len(fakeBinary(elf.EM_X86_64, name))); a.Size != want {
+				if want := int64(len(artifactstest.Binary(elf.EM_X86_64, name))); a.Size != want {
 					t.Errorf("%s: Size = %d, want %d", name, a.Size, want)
 				}
 			}
@@ -233,19 +234,19 @@ func TestOpenLayouts(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	t.Parallel()
-	amd64 := func(t *testing.T) []file { return release(t, elf.EM_X86_64, "amd64") }
+	amd64 := func(t *testing.T) []artifactstest.File { return artifactstest.Release(t, elf.EM_X86_64, "amd64") }
 	// withArchive returns a flat folder whose kube-proxy.tar holds files
-	withArchive := func(files func(t *testing.T) []file) func(t *testing.T, dir string) string {
+	withArchive := func(files func(t *testing.T) []artifactstest.File) func(t *testing.T, dir string) string {
 		return func(t *testing.T, dir string) string {
-			writeFiles(t, dir, withEntry(amd64(t), "kube-proxy.tar", tarOf(t, files(t))))
+			artifactstest.WriteFiles(t, dir, artifactstest.WithBody(amd64(t), "kube-proxy.tar", artifactstest.Tar(t, files(t))))
 			return dir
 		}
 	}
-	proxy := func(t *testing.T) []file {
-		return dockerArchive(t, img("amd64", "registry.k8s.io/kube-proxy-amd64:v1.34.4"))
+	proxy := func(t *testing.T) []artifactstest.File {
+		return artifactstest.DockerArchive(t, artifactstest.NewImage("amd64", "registry.k8s.io/kube-proxy-amd64:v1.34.4"))
 	}
-	pause := func(t *testing.T) []file {
-		return ociArchive(t, containerdName, img("amd64", "registry.k8s.io/pause:3.10.1"))
+	pause := func(t *testing.T) []artifactstest.File {
+		return artifactstest.OCIArchive(t, artifactstest.ContainerdName, artifactstest.NewImage("amd64", "registry.k8s.io/pause:3.10.1"))
 	}
 	cases := []struct {
 		name  string
@@ -271,7 +272,7 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "a file that is not a tarball",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, amd64(t))
+				artifactstest.WriteFiles(t, dir, amd64(t))
 				return filepath.Join(dir, "kube-proxy.tar")
 			},
 			want: []string{"<dir>/kube-proxy.tar is a file but not a release tarball"},
@@ -279,7 +280,7 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "flat folder without kubelet",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, withoutEntry(amd64(t), "kubelet"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Without(amd64(t), "kubelet"))
 				return dir
 			},
 			want: []string{"kubelet not found in <dir>: --image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, or a flat folder)"},
@@ -287,7 +288,7 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "flat folder without kubeadm",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, withoutEntry(amd64(t), "kubeadm"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Without(amd64(t), "kubeadm"))
 				return dir
 			},
 			want: []string{"kubeadm not found in <dir>: --image-dir must contain"},
@@ -295,7 +296,7 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "release tree without kubectl",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), withoutEntry(amd64(t), "kubectl"))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Without(amd64(t), "kubectl"))
 				return dir
 			},
 			want: []string{"kubectl not found in <dir>/kubernetes/server/bin: --image-dir must contain"},
@@ -303,7 +304,7 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "release tree without kubeadm",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "server", "bin"), withoutEntry(amd64(t), "kubeadm"))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "server", "bin"), artifactstest.Without(amd64(t), "kubeadm"))
 				return dir
 			},
 			want: []string{"kubeadm not found in <dir>/server/bin: --image-dir must contain"},
@@ -311,22 +312,22 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "release tarball without kubelet",
 			setup: func(t *testing.T, dir string) string {
-				return writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", withoutEntry(amd64(t), "kubelet"))
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", artifactstest.Without(amd64(t), "kubelet"))
 			},
 			want: []string{"kubelet not found in <dir>/k.tar.gz:kubernetes/server/bin/: --image-dir must contain"},
 		},
 		{
 			name: "release tarball that is not a release",
 			setup: func(t *testing.T, dir string) string {
-				return writeTarball(t, filepath.Join(dir, "k.tar.gz"), "other", amd64(t))
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "k.tar.gz"), "other", amd64(t))
 			},
 			want: []string{"kubeadm not found in <dir>/k.tar.gz (looked in kubernetes/server/bin/ and server/bin/)"},
 		},
 		{
 			name: "two release tarballs in a folder",
 			setup: func(t *testing.T, dir string) string {
-				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", amd64(t))
-				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-arm64.tar.gz"), "kubernetes/server/bin", amd64(t))
+				artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", amd64(t))
+				artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-arm64.tar.gz"), "kubernetes/server/bin", amd64(t))
 				return dir
 			},
 			want: []string{"--image-dir <dir> holds 2 release tarballs", "give the one to use as --image-dir"},
@@ -334,8 +335,8 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "binary not executable",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, amd64(t))
-				writeFile(t, filepath.Join(dir, "kubelet"), fakeBinary(elf.EM_X86_64, "kubelet"), 0o644)
+				artifactstest.WriteFiles(t, dir, amd64(t))
+				artifactstest.WriteFile(t, filepath.Join(dir, "kubelet"), artifactstest.Binary(elf.EM_X86_64, "kubelet"), 0o644)
 				return dir
 			},
 			want: []string{"<dir>/kubelet is not executable: run chmod +x <dir>/kubelet"},
@@ -343,8 +344,8 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "binary is a folder",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, withoutEntry(amd64(t), "kubectl"))
-				writeFile(t, filepath.Join(dir, "kubectl", "x"), nil, 0o644)
+				artifactstest.WriteFiles(t, dir, artifactstest.Without(amd64(t), "kubectl"))
+				artifactstest.WriteFile(t, filepath.Join(dir, "kubectl", "x"), nil, 0o644)
 				return dir
 			},
 			want: []string{"<dir>/kubectl is not a file: it must be the kubectl binary"},
@@ -354,24 +355,24 @@ func TestOpenErrors(t *testing.T) {
 			setup: func(t *testing.T, dir string) string {
 				files := amd64(t)
 				for i := range files {
-					if files[i].name == "kubectl" {
-						files[i].mode = 0o644
+					if files[i].Name == "kubectl" {
+						files[i].Mode = 0o644
 					}
 				}
-				return writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", files)
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", files)
 			},
 			want: []string{"<dir>/k.tar.gz:kubernetes/server/bin/kubectl is not executable (mode -rw-r--r--)"},
 		},
 		{
 			name: "truncated image archive",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, amd64(t))
+				artifactstest.WriteFiles(t, dir, amd64(t))
 				files := proxy(t)
-				data := tarOf(t, files)
+				data := artifactstest.Tar(t, files)
 				// cut the file in the middle of the layer
-				layer := entryNamed(t, files, "layer0/layer.tar").body
+				layer := artifactstest.Entry(t, files, "layer0/layer.tar").Body
 				cut := bytes.Index(data, layer) + len(layer)/2
-				writeFile(t, filepath.Join(dir, "kube-proxy.tar"), data[:cut], 0o644)
+				artifactstest.WriteFile(t, filepath.Join(dir, "kube-proxy.tar"), data[:cut], 0o644)
 				return dir
 			},
 			want: []string{"failed to read image archive <dir>/kube-proxy.tar (the file is truncated or not a tar archive", "unexpected EOF"},
@@ -379,8 +380,8 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "image archive that is not a tar",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, amd64(t))
-				writeFile(t, filepath.Join(dir, "kube-proxy.tar"), []byte(strings.Repeat("not a tar ", 100)), 0o644)
+				artifactstest.WriteFiles(t, dir, amd64(t))
+				artifactstest.WriteFile(t, filepath.Join(dir, "kube-proxy.tar"), []byte(strings.Repeat("not a tar ", 100)), 0o644)
 				return dir
 			},
 			want: []string{"failed to read image archive <dir>/kube-proxy.tar"},
@@ -388,92 +389,92 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "empty image archive",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, amd64(t))
-				writeFile(t, filepath.Join(dir, "kube-proxy.tar"), nil, 0o644)
+				artifactstest.WriteFiles(t, dir, amd64(t))
+				artifactstest.WriteFile(t, filepath.Join(dir, "kube-proxy.tar"), nil, 0o644)
 				return dir
 			},
 			want: []string{"<dir>/kube-proxy.tar is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout)"},
 		},
 		{
 			name: "tar without manifest.json or index.json",
-			setup: withArchive(func(t *testing.T) []file {
-				return withoutEntry(proxy(t), "manifest.json")
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
+				return artifactstest.Without(proxy(t), "manifest.json")
 			}),
 			want: []string{"<dir>/kube-proxy.tar is not an image archive or is truncated: it has neither manifest.json"},
 		},
 		{
 			name: "docker-archive missing a layer",
-			setup: withArchive(func(t *testing.T) []file {
-				return withoutEntry(proxy(t), "layer0/layer.tar")
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
+				return artifactstest.Without(proxy(t), "layer0/layer.tar")
 			}),
 			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: manifest.json lists layer0/layer.tar, which is not in the archive"},
 		},
 		{
 			name: "docker-archive missing its config",
-			setup: withArchive(func(t *testing.T) []file {
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
 				files := proxy(t)
-				return withoutEntry(files, files[0].name)
+				return artifactstest.Without(files, files[0].Name)
 			}),
 			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: manifest.json lists", ".json, which is not in the archive"},
 		},
 		{
 			name: "docker-archive with bad JSON",
-			setup: withArchive(func(t *testing.T) []file {
-				return withEntry(proxy(t), "manifest.json", []byte(`[{"Config": `))
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
+				return artifactstest.WithBody(proxy(t), "manifest.json", []byte(`[{"Config": `))
 			}),
 			want: []string{"failed to parse manifest.json in image archive <dir>/kube-proxy.tar"},
 		},
 		{
 			name: "docker-archive without tags",
-			setup: withArchive(func(t *testing.T) []file {
-				return dockerArchive(t, img("amd64"))
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
+				return artifactstest.DockerArchive(t, artifactstest.NewImage("amd64"))
 			}),
 			want: []string{"<dir>/kube-proxy.tar has no image references", "tag each image and save it by name"},
 		},
 		{
 			name: "OCI layout missing a layer blob",
-			setup: withArchive(func(t *testing.T) []file {
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
 				files := pause(t)
 				// blobs are config, layer, manifest after three layout entries
-				return withoutEntry(files, files[4].name)
+				return artifactstest.Without(files, files[4].Name)
 			}),
 			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: blobs/sha256/", "lists blobs/sha256/", "which is not in the archive"},
 		},
 		{
 			name: "OCI layout missing a manifest blob",
-			setup: withArchive(func(t *testing.T) []file {
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
 				files := pause(t)
-				return withoutEntry(files, files[5].name)
+				return artifactstest.Without(files, files[5].Name)
 			}),
 			want: []string{"image archive <dir>/kube-proxy.tar is incomplete: index.json lists blobs/sha256/"},
 		},
 		{
 			name: "OCI layout with a blob of the wrong size",
-			setup: withArchive(func(t *testing.T) []file {
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
 				files := pause(t)
-				return withEntry(files, files[4].name, []byte("short"))
+				return artifactstest.WithBody(files, files[4].Name, []byte("short"))
 			}),
 			want: []string{"image archive <dir>/kube-proxy.tar is corrupt: blobs/sha256/", "is 5 bytes but blobs/sha256/"},
 		},
 		{
 			name: "OCI layout with bad JSON",
-			setup: withArchive(func(t *testing.T) []file {
-				return withEntry(pause(t), "index.json", []byte(`{"manifests": [`))
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
+				return artifactstest.WithBody(pause(t), "index.json", []byte(`{"manifests": [`))
 			}),
 			want: []string{"failed to parse index.json in image archive <dir>/kube-proxy.tar"},
 		},
 		{
 			name: "OCI layout naming images by tag only",
-			setup: withArchive(func(t *testing.T) []file {
-				return ociArchive(t, tagOnly, img("amd64", "registry.k8s.io/pause:3.10.1"))
+			setup: withArchive(func(t *testing.T) []artifactstest.File {
+				return artifactstest.OCIArchive(t, artifactstest.TagOnly, artifactstest.NewImage("amd64", "registry.k8s.io/pause:3.10.1"))
 			}),
 			want: []string{"<dir>/kube-proxy.tar has no image references"},
 		},
 		{
 			name: "corrupt archive beside a release tree",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), amd64(t))
-				writeFile(t, filepath.Join(dir, "etcd.tar"), tarOf(t, withoutEntry(proxy(t), "layer0/layer.tar")), 0o644)
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), amd64(t))
+				artifactstest.WriteFile(t, filepath.Join(dir, "etcd.tar"), artifactstest.Tar(t, artifactstest.Without(proxy(t), "layer0/layer.tar")), 0o644)
 				return dir
 			},
 			want: []string{"image archive <dir>/etcd.tar is incomplete"},
@@ -481,8 +482,8 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "corrupt archive inside a release tarball",
 			setup: func(t *testing.T, dir string) string {
-				files := withEntry(amd64(t), "kube-proxy.tar", tarOf(t, withoutEntry(proxy(t), "layer0/layer.tar")))
-				return writeTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", files)
+				files := artifactstest.WithBody(amd64(t), "kube-proxy.tar", artifactstest.Tar(t, artifactstest.Without(proxy(t), "layer0/layer.tar")))
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", files)
 			},
 			want: []string{"image archive <dir>/k.tgz:kubernetes/server/bin/kube-proxy.tar is incomplete: manifest.json lists layer0/layer.tar"},
 		},
@@ -490,7 +491,7 @@ func TestOpenErrors(t *testing.T) {
 			name: "release tarball that is not gzip",
 			setup: func(t *testing.T, dir string) string {
 				p := filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz")
-				writeFile(t, p, tarOf(t, amd64(t)), 0o644)
+				artifactstest.WriteFile(t, p, artifactstest.Tar(t, amd64(t)), 0o644)
 				return p
 			},
 			want: []string{"failed to read release tarball <dir>/kubernetes-server-linux-amd64.tar.gz (it is not gzip-compressed"},
@@ -498,12 +499,12 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "truncated release tarball",
 			setup: func(t *testing.T, dir string) string {
-				p := writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", amd64(t))
+				p := artifactstest.WriteTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", amd64(t))
 				data, err := os.ReadFile(p)
 				if err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, p, data[:len(data)/2], 0o644)
+				artifactstest.WriteFile(t, p, data[:len(data)/2], 0o644)
 				return p
 			},
 			want: []string{"<dir>/k.tar.gz", "download kubernetes-server-linux-<arch>.tar.gz again"},
@@ -511,14 +512,14 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "release tarball with a bad checksum",
 			setup: func(t *testing.T, dir string) string {
-				p := writeTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", amd64(t))
+				p := artifactstest.WriteTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", amd64(t))
 				data, err := os.ReadFile(p)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// the CRC-32 is the 8th to 5th last bytes
 				data[len(data)-8] ^= 0xff
-				writeFile(t, p, data, 0o644)
+				artifactstest.WriteFile(t, p, data, 0o644)
 				return p
 			},
 			want: []string{"failed to read release tarball <dir>/k.tar.gz", "checksum"},
@@ -526,7 +527,7 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name: "release tarball found in a folder, without kubeadm",
 			setup: func(t *testing.T, dir string) string {
-				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", withoutEntry(amd64(t), "kubeadm"))
+				artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", artifactstest.Without(amd64(t), "kubeadm"))
 				return dir
 			},
 			want: []string{"kubeadm not found in <dir>/kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin/"},
@@ -565,7 +566,7 @@ func TestOpenUnreadable(t *testing.T) {
 		{
 			name: "folder",
 			setup: func(t *testing.T, dir string) (string, string) {
-				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return dir, dir
 			},
 			want: "failed to read --image-dir <dir>",
@@ -573,7 +574,7 @@ func TestOpenUnreadable(t *testing.T) {
 		{
 			name: "image archive",
 			setup: func(t *testing.T, dir string) (string, string) {
-				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return dir, filepath.Join(dir, "kube-proxy.tar")
 			},
 			want: "failed to open image archive <dir>/kube-proxy.tar",

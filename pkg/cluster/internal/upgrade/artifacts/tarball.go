@@ -22,9 +22,13 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/elfarch"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/imagearchive"
 )
 
 // tarballBinDirs are where a release tarball keeps its binaries.
@@ -84,7 +88,8 @@ func (s *Source) tarballPass(tarball string, visit func(hdr *tar.Header, r io.Re
 // binEntry returns the base name of a tarball entry directly in one of
 // tarballBinDirs, and that dir.
 func binEntry(name string) (base, dir string, ok bool) {
-	clean := cleanEntry(name)
+	// "./kubernetes/server/bin/kubeadm" is kubernetes/server/bin/kubeadm
+	clean := strings.TrimPrefix(path.Clean("/"+name), "/")
 	for _, d := range tarballBinDirs {
 		if rest, found := strings.CutPrefix(clean, d); found && rest != "" && !strings.Contains(rest, "/") {
 			return rest, d, true
@@ -108,7 +113,7 @@ func (s *Source) indexTarball(tarball string) error {
 		if !ok || (binDir != "" && dir != binDir) {
 			return nil
 		}
-		isBinary := isRequiredBinary(base)
+		isBinary := slices.Contains(Binaries, base)
 		if !isBinary && !isArchiveName(base) {
 			return nil
 		}
@@ -135,20 +140,20 @@ func (s *Source) indexTarball(tarball string) error {
 			if a.Mode&0o111 == 0 {
 				return errors.Errorf("%s is not executable (mode %v): extract the tarball, run chmod +x on %s and give the extracted kubernetes/server/bin as --image-dir", where, a.Mode, base)
 			}
-			header, err := readHeader(r)
+			arch, err := elfarch.Read(r)
 			if err != nil {
 				return errors.Wrapf(err, "failed to read %s (%s)", where, tarballHelp)
 			}
 			a.Kind = KindBinary
-			a.Arch = elfArch(header)
+			a.Arch = arch
 		} else {
-			images, arch, err := indexArchive(r, where)
+			refs, arch, err := imagearchive.Index(r, where)
 			if err != nil {
 				return err
 			}
 			a.Kind = KindImageArchive
 			a.Arch = arch
-			a.Images = images
+			a.Images = imagesOf(refs)
 		}
 		s.add(a)
 		return nil

@@ -40,6 +40,10 @@ const (
 	LayoutReleaseTarball Layout = "release-tarball"
 )
 
+// Binaries are the binaries every --image-dir must hold, in the order they
+// are reported and walked.
+var Binaries = []string{"kubeadm", "kubelet", "kubectl"}
+
 // Kind tells binaries from image archives.
 type Kind string
 
@@ -92,6 +96,15 @@ type Image struct {
 	Target string
 }
 
+// imagesOf returns the images of an archive that names refs.
+func imagesOf(refs []string) []Image {
+	images := make([]Image, 0, len(refs))
+	for _, ref := range refs {
+		images = append(images, Image{Ref: ref, Target: imageref.StripArchSuffix(ref)})
+	}
+	return images
+}
+
 // Source is the indexed content of --image-dir. Its methods are safe for
 // concurrent use; do not change its fields after Open.
 type Source struct {
@@ -108,23 +121,6 @@ type Source struct {
 	tarball string
 	// passes counts decompressions of the tarball (for tests).
 	passes atomic.Int64
-}
-
-// Images returns every image of every archive, in archive order, without
-// duplicate references.
-func (s *Source) Images() []Image {
-	var images []Image
-	seen := map[string]bool{}
-	for _, a := range s.Archives {
-		for _, img := range a.Images {
-			if seen[img.Ref] {
-				continue
-			}
-			seen[img.Ref] = true
-			images = append(images, img)
-		}
-	}
-	return images
 }
 
 // ArchiveFor returns the first archive providing an image whose Target or

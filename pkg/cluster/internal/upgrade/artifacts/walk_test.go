@@ -28,6 +28,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/artifactstest"
 )
 
 // walked records what a Walk handed its callback.
@@ -66,11 +68,11 @@ func named(names ...string) func(*Artifact) bool {
 }
 
 // contents maps the names of files to their content.
-func contents(files ...[]file) map[string][]byte {
+func contents(files ...[]artifactstest.File) map[string][]byte {
 	m := map[string][]byte{}
 	for _, fs := range files {
 		for _, f := range fs {
-			m[f.name] = f.body
+			m[f.Name] = f.Body
 		}
 	}
 	return m
@@ -92,10 +94,10 @@ func TestWalk(t *testing.T) {
 		{
 			name: "tarball: everything in one pass",
 			setup: func(t *testing.T, dir string) (string, map[string][]byte) {
-				bin := release(t, elf.EM_X86_64, "amd64")
-				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", bin)
-				more := extras(t)
-				writeFiles(t, dir, more)
+				bin := artifactstest.Release(t, elf.EM_X86_64, "amd64")
+				artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", bin)
+				more := artifactstest.Extras(t)
+				artifactstest.WriteFiles(t, dir, more)
 				return dir, contents(bin, more)
 			},
 			wantNames:  []string{"kube-apiserver.tar", "kube-proxy.tar", "kubeadm", "kubectl", "kubelet", "etcd.tar", "pause.tar"},
@@ -104,8 +106,8 @@ func TestWalk(t *testing.T) {
 		{
 			name: "tarball: only what is wanted",
 			setup: func(t *testing.T, dir string) (string, map[string][]byte) {
-				bin := release(t, elf.EM_X86_64, "amd64")
-				p := writeTarball(t, filepath.Join(dir, "k.tgz"), "server/bin", bin)
+				bin := artifactstest.Release(t, elf.EM_X86_64, "amd64")
+				p := artifactstest.WriteTarball(t, filepath.Join(dir, "k.tgz"), "server/bin", bin)
 				return p, contents(bin)
 			},
 			want:       named("kubelet", "kube-proxy.tar"),
@@ -115,8 +117,8 @@ func TestWalk(t *testing.T) {
 		{
 			name: "tarball: binaries only",
 			setup: func(t *testing.T, dir string) (string, map[string][]byte) {
-				bin := release(t, elf.EM_X86_64, "amd64")
-				p := writeTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", bin)
+				bin := artifactstest.Release(t, elf.EM_X86_64, "amd64")
+				p := artifactstest.WriteTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", bin)
 				return p, contents(bin)
 			},
 			want:       func(a *Artifact) bool { return a.Kind == KindBinary },
@@ -126,9 +128,9 @@ func TestWalk(t *testing.T) {
 		{
 			name: "tarball: nothing wanted from it",
 			setup: func(t *testing.T, dir string) (string, map[string][]byte) {
-				writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
-				more := extras(t)
-				writeFiles(t, dir, more)
+				artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
+				more := artifactstest.Extras(t)
+				artifactstest.WriteFiles(t, dir, more)
 				return dir, contents(more)
 			},
 			want:       named("pause.tar"),
@@ -138,10 +140,10 @@ func TestWalk(t *testing.T) {
 		{
 			name: "release tree: everything",
 			setup: func(t *testing.T, dir string) (string, map[string][]byte) {
-				bin := release(t, elf.EM_X86_64, "amd64")
-				writeFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), bin)
-				more := extras(t)
-				writeFiles(t, dir, more)
+				bin := artifactstest.Release(t, elf.EM_X86_64, "amd64")
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), bin)
+				more := artifactstest.Extras(t)
+				artifactstest.WriteFiles(t, dir, more)
 				return dir, contents(bin, more)
 			},
 			wantNames: []string{"kubeadm", "kubelet", "kubectl", "kube-apiserver.tar", "kube-proxy.tar", "etcd.tar", "pause.tar"},
@@ -149,8 +151,8 @@ func TestWalk(t *testing.T) {
 		{
 			name: "flat folder: image archives only",
 			setup: func(t *testing.T, dir string) (string, map[string][]byte) {
-				bin := release(t, elf.EM_ARM, "arm")
-				writeFiles(t, dir, bin)
+				bin := artifactstest.Release(t, elf.EM_ARM, "arm")
+				artifactstest.WriteFiles(t, dir, bin)
 				return dir, contents(bin)
 			},
 			want:      func(a *Artifact) bool { return a.Kind == KindImageArchive },
@@ -159,7 +161,7 @@ func TestWalk(t *testing.T) {
 		{
 			name: "flat folder: nothing wanted",
 			setup: func(t *testing.T, dir string) (string, map[string][]byte) {
-				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return dir, nil
 			},
 			want: named(),
@@ -195,7 +197,7 @@ func TestWalk(t *testing.T) {
 
 func TestOpenTarballOnePass(t *testing.T) {
 	t.Parallel()
-	p := writeTarball(t, filepath.Join(t.TempDir(), "k.tar.gz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
+	p := artifactstest.WriteTarball(t, filepath.Join(t.TempDir(), "k.tar.gz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 	s, err := Open(p)
 	if err != nil {
 		t.Fatal(err)
@@ -208,10 +210,10 @@ func TestOpenTarballOnePass(t *testing.T) {
 func TestWalkConcurrent(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bin := release(t, elf.EM_X86_64, "amd64")
-	writeTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", bin)
-	more := extras(t)
-	writeFiles(t, dir, more)
+	bin := artifactstest.Release(t, elf.EM_X86_64, "amd64")
+	artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", bin)
+	more := artifactstest.Extras(t)
+	artifactstest.WriteFiles(t, dir, more)
 	want := contents(bin, more)
 	s, err := Open(dir)
 	if err != nil {
@@ -265,7 +267,7 @@ func TestWalkErrors(t *testing.T) {
 		{
 			name: "fn fails in a tarball",
 			setup: func(t *testing.T, dir string) string {
-				return writeTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 			},
 			fn:        func(a *Artifact, r io.Reader) error { return errBoom },
 			wantNames: []string{"kube-apiserver.tar"},
@@ -274,7 +276,7 @@ func TestWalkErrors(t *testing.T) {
 		{
 			name: "fn fails in a folder",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return dir
 			},
 			fn:        func(a *Artifact, r io.Reader) error { return errBoom },
@@ -284,10 +286,10 @@ func TestWalkErrors(t *testing.T) {
 		{
 			name: "tarball replaced after Open",
 			setup: func(t *testing.T, dir string) string {
-				return writeTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", release(t, elf.EM_X86_64, "amd64"))
+				return artifactstest.WriteTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 			},
 			change: func(t *testing.T, dir string) {
-				writeTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", withoutEntry(release(t, elf.EM_X86_64, "amd64"), "kubelet"))
+				artifactstest.WriteTarball(t, filepath.Join(dir, "k.tgz"), "kubernetes/server/bin", artifactstest.Without(artifactstest.Release(t, elf.EM_X86_64, "amd64"), "kubelet"))
 			},
 			wantNames: []string{"kube-apiserver.tar", "kube-proxy.tar", "kubeadm", "kubectl"},
 			want:      "<dir>/k.tgz changed after it was checked: run the command again",
@@ -295,11 +297,11 @@ func TestWalkErrors(t *testing.T) {
 		{
 			name: "file changed after Open",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return dir
 			},
 			change: func(t *testing.T, dir string) {
-				writeFile(t, filepath.Join(dir, "kubelet"), []byte("shorter"), 0o755)
+				artifactstest.WriteFile(t, filepath.Join(dir, "kubelet"), []byte("shorter"), 0o755)
 			},
 			wantNames: []string{"kubeadm"},
 			want:      "<dir>/kubelet changed after it was checked",
@@ -307,7 +309,7 @@ func TestWalkErrors(t *testing.T) {
 		{
 			name: "file removed after Open",
 			setup: func(t *testing.T, dir string) string {
-				writeFiles(t, dir, release(t, elf.EM_X86_64, "amd64"))
+				artifactstest.WriteFiles(t, dir, artifactstest.Release(t, elf.EM_X86_64, "amd64"))
 				return dir
 			},
 			change: func(t *testing.T, dir string) {
@@ -355,9 +357,9 @@ func TestWalkErrors(t *testing.T) {
 func TestWalkArtifactsBuiltOutsideOpen(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, []file{
-		{name: "kubeadm", body: []byte("kubeadm"), mode: 0o755},
-		{name: "a.tar", body: []byte("archive")},
+	artifactstest.WriteFiles(t, dir, []artifactstest.File{
+		{Name: "kubeadm", Body: []byte("kubeadm"), Mode: 0o755},
+		{Name: "a.tar", Body: []byte("archive")},
 	})
 	s := &Source{
 		Path:     dir,

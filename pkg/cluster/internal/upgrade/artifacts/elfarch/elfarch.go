@@ -14,37 +14,36 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package artifacts
+package elfarch
 
 import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"io"
 )
 
-// Binaries are the binaries every --image-dir must hold, in the
-// order they are reported and walked.
-var Binaries = []string{"kubeadm", "kubelet", "kubectl"}
+// headerLen is how much of a file Read needs: e_ident, e_type and
+// e_machine.
+const headerLen = 20
 
-// isRequiredBinary reports whether name is one of Binaries.
-func isRequiredBinary(name string) bool {
-	for _, b := range Binaries {
-		if b == name {
-			return true
-		}
+// Read reads the start of the file r and returns the GOARCH it is built
+// for, the ELF machine name (EM_...) for a machine Go has no GOARCH for, or
+// "" when r is not an ELF file. It reads at most the first 20 bytes.
+func Read(r io.Reader) (string, error) {
+	header := make([]byte, headerLen)
+	n, err := io.ReadFull(r, header)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", err
 	}
-	return false
+	return arch(header[:n]), nil
 }
 
-// elfHeaderLen is how much of a file elfArch needs: e_ident, e_type and
-// e_machine.
-const elfHeaderLen = 20
-
-// elfArch returns the GOARCH of the ELF file whose first bytes are header,
+// arch returns the GOARCH of the ELF file whose first bytes are header,
 // the ELF machine name for a machine Go has no GOARCH for, or "" when header
 // is not the start of an ELF file.
-func elfArch(header []byte) string {
-	if len(header) < elfHeaderLen || !bytes.HasPrefix(header, []byte(elf.ELFMAG)) {
+func arch(header []byte) string {
+	if len(header) < headerLen || !bytes.HasPrefix(header, []byte(elf.ELFMAG)) {
 		return ""
 	}
 	class := elf.Class(header[elf.EI_CLASS])

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package artifacts
+package imagearchive
 
 import (
 	"archive/tar"
@@ -24,8 +24,6 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/errors"
-
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
 const (
@@ -86,10 +84,14 @@ type imageConfig struct {
 	Architecture string `json:"architecture"`
 }
 
-// indexArchive reads the tar stream r of the image archive called name and
-// returns its image references and architecture. Given an *os.File, the tar
-// reader skips layer data by seeking.
-func indexArchive(r io.Reader, name string) ([]Image, string, error) {
+// Index reads the tar stream r of the image archive called name (for
+// messages) once and checks that it is a complete docker-archive or OCI
+// layout: every config, layer and manifest its index lists is there. It
+// returns the image references the archive names, in order and without
+// duplicates, and the architecture of its images when they all name the
+// same one, else "". Given an *os.File, the tar reader skips layer data by
+// seeking.
+func Index(r io.Reader, name string) (refs []string, arch string, err error) {
 	scan, err := scanArchive(r, name)
 	if err != nil {
 		return nil, "", err
@@ -99,14 +101,14 @@ func indexArchive(r io.Reader, name string) ([]Image, string, error) {
 	if !hasManifest && !hasIndex {
 		return nil, "", errors.Errorf("%s is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout); %s", name, archiveHelp)
 	}
-	var refs []string
+	var named []string
 	arches := map[string]bool{}
 	if hasManifest {
 		r, a, err := scan.dockerImages(manifest)
 		if err != nil {
 			return nil, "", err
 		}
-		refs = append(refs, r...)
+		named = append(named, r...)
 		mergeArches(arches, a)
 	}
 	if hasIndex {
@@ -114,30 +116,28 @@ func indexArchive(r io.Reader, name string) ([]Image, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		refs = append(refs, r...)
+		named = append(named, r...)
 		if !hasManifest {
 			mergeArches(arches, a)
 		}
 	}
-	var images []Image
 	seen := map[string]bool{}
-	for _, ref := range refs {
+	for _, ref := range named {
 		if ref == "" || seen[ref] {
 			continue
 		}
 		seen[ref] = true
-		images = append(images, Image{Ref: ref, Target: imageref.StripArchSuffix(ref)})
+		refs = append(refs, ref)
 	}
-	if len(images) == 0 {
+	if len(refs) == 0 {
 		return nil, "", errors.Errorf("%s has no image references (its images are untagged): tag each image and save it by name, for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar", name)
 	}
-	arch := ""
 	if len(arches) == 1 && !arches[""] {
 		for a := range arches {
 			arch = a
 		}
 	}
-	return images, arch, nil
+	return refs, arch, nil
 }
 
 // mergeArches adds from to into.
