@@ -17,5 +17,6 @@ limitations under the License.
 // Package nodeutils contains helpers for working with kind nodes that
 // sigs.k8s.io/kind/pkg/cluster/nodeutils lacks: streaming files in,
 // installing binaries atomically, systemd units, kubectl on a node and
-// waiting for conditions.
+// waiting for conditions. Each helper runs its commands under the context
+// it is given, so cancelling the context stops it between commands.
 package nodeutils

@@ -17,9 +17,8 @@ limitations under the License.
 package nodeutils
 
 import (
-	"bytes"
+	"context"
 	"crypto/sha256"
-	stderrors "errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,18 +33,18 @@ import (
 // WriteFile streams r into dest on the node. The content is written to a
 // temporary file beside dest which is renamed over dest once complete, so
 // dest is either absent, the old content or the whole new content.
-func WriteFile(n nodes.Node, dest string, mode os.FileMode, r io.Reader) error {
+func WriteFile(ctx context.Context, n nodes.Node, dest string, mode os.FileMode, r io.Reader) error {
 	tmp := dest + ".tmp"
-	if err := n.Command("mkdir", "-p", path.Dir(dest)).Run(); err != nil {
+	if err := n.CommandContext(ctx, "mkdir", "-p", path.Dir(dest)).Run(); err != nil {
 		return errors.Wrapf(err, "failed to create %s on %s", path.Dir(dest), n)
 	}
-	if err := n.Command("cp", "/dev/stdin", tmp).SetStdin(r).Run(); err != nil {
+	if err := n.CommandContext(ctx, "cp", "/dev/stdin", tmp).SetStdin(r).Run(); err != nil {
 		return errors.Wrapf(err, "failed to write %s on %s", tmp, n)
 	}
-	if err := n.Command("chmod", fmt.Sprintf("%04o", mode.Perm()), tmp).Run(); err != nil {
+	if err := n.CommandContext(ctx, "chmod", fmt.Sprintf("%04o", mode.Perm()), tmp).Run(); err != nil {
 		return errors.Wrapf(err, "failed to chmod %s on %s", tmp, n)
 	}
-	if err := n.Command("mv", "-f", tmp, dest).Run(); err != nil {
+	if err := n.CommandContext(ctx, "mv", "-f", tmp, dest).Run(); err != nil {
 		return errors.Wrapf(err, "failed to rename %s to %s on %s", tmp, dest, n)
 	}
 	return nil
@@ -56,8 +55,8 @@ func WriteFile(n nodes.Node, dest string, mode os.FileMode, r io.Reader) error {
 const existsScript = `if [ -e "$1" ]; then echo yes; else echo no; fi`
 
 // Exists reports whether p exists on the node.
-func Exists(n nodes.Node, p string) (bool, error) {
-	out, err := exec.Output(n.Command("sh", "-c", existsScript, "sh", p))
+func Exists(ctx context.Context, n nodes.Node, p string) (bool, error) {
+	out, err := exec.Output(n.CommandContext(ctx, "sh", "-c", existsScript, "sh", p))
 	if err != nil {
 		return false, errors.Wrapf(err, "failed to check for %s on %s", p, n)
 	}
@@ -72,12 +71,12 @@ func Exists(n nodes.Node, p string) (bool, error) {
 
 // ReadFile returns the content of p on the node, and false when p does not
 // exist.
-func ReadFile(n nodes.Node, p string) (string, bool, error) {
-	ok, err := Exists(n, p)
+func ReadFile(ctx context.Context, n nodes.Node, p string) (string, bool, error) {
+	ok, err := Exists(ctx, n, p)
 	if err != nil || !ok {
 		return "", false, err
 	}
-	out, err := exec.Output(n.Command("cat", p))
+	out, err := exec.Output(n.CommandContext(ctx, "cat", p))
 	if err != nil {
 		return "", false, errors.Wrapf(err, "failed to read %s on %s", p, n)
 	}
@@ -86,12 +85,12 @@ func ReadFile(n nodes.Node, p string) (string, bool, error) {
 
 // FileDigests returns the sha256 of each path on the node; a path that does
 // not exist has an empty digest.
-func FileDigests(n nodes.Node, paths ...string) ([]string, error) {
+func FileDigests(ctx context.Context, n nodes.Node, paths ...string) ([]string, error) {
 	digests := make([]string, len(paths))
 	var present []string
 	index := map[string]int{}
 	for i, p := range paths {
-		ok, err := Exists(n, p)
+		ok, err := Exists(ctx, n, p)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +102,7 @@ func FileDigests(n nodes.Node, paths ...string) ([]string, error) {
 	if len(present) == 0 {
 		return digests, nil
 	}
-	lines, err := exec.OutputLines(n.Command("sha256sum", present...))
+	lines, err := exec.OutputLines(n.CommandContext(ctx, "sha256sum", present...))
 	if err != nil {
 		return nil, errors.Wrapf(err, "failed to hash files on %s", n)
 	}
@@ -139,55 +138,27 @@ func parseSHA256Sum(lines []string) (map[string]string, error) {
 // binary is linked (or, across file systems, copied) beside dest and renamed
 // over it, so dest is never a partial file. The previous dest, if any, is
 // kept as dest.old (a hard link) for rollback.
-func InstallBinary(n nodes.Node, src, dest string) error {
+func InstallBinary(ctx context.Context, n nodes.Node, src, dest string) error {
 	tmp := dest + ".new"
-	if err := n.Command("ln", "-f", src, tmp).Run(); err != nil {
-		if err := n.Command("cp", src, tmp).Run(); err != nil {
+	if err := n.CommandContext(ctx, "ln", "-f", src, tmp).Run(); err != nil {
+		if err := n.CommandContext(ctx, "cp", src, tmp).Run(); err != nil {
 			return errors.Wrapf(err, "failed to copy %s to %s on %s", src, tmp, n)
 		}
 	}
-	if err := n.Command("chmod", "0755", tmp).Run(); err != nil {
+	if err := n.CommandContext(ctx, "chmod", "0755", tmp).Run(); err != nil {
 		return errors.Wrapf(err, "failed to chmod %s on %s", tmp, n)
 	}
-	exists, err := Exists(n, dest)
+	exists, err := Exists(ctx, n, dest)
 	if err != nil {
 		return err
 	}
 	if exists {
-		if err := n.Command("ln", "-f", dest, dest+".old").Run(); err != nil {
+		if err := n.CommandContext(ctx, "ln", "-f", dest, dest+".old").Run(); err != nil {
 			return errors.Wrapf(err, "failed to keep %s as %s.old on %s", dest, dest, n)
 		}
 	}
-	if err := n.Command("mv", "-f", tmp, dest).Run(); err != nil {
+	if err := n.CommandContext(ctx, "mv", "-f", tmp, dest).Run(); err != nil {
 		return errors.Wrapf(err, "failed to rename %s to %s on %s", tmp, dest, n)
 	}
 	return nil
-}
-
-// Systemctl runs `systemctl <verb> <unit>` on the node.
-func Systemctl(n nodes.Node, verb, unit string) error {
-	if err := n.Command("systemctl", verb, unit).Run(); err != nil {
-		return errors.Wrapf(err, "failed to %s %s on %s", verb, unit, n)
-	}
-	return nil
-}
-
-// ExitCode returns the exit code of a failed command, if err carries one.
-func ExitCode(err error) (int, bool) {
-	type exitCoder interface{ ExitCode() int }
-	if runErr := exec.RunErrorForError(err); runErr != nil {
-		err = runErr.Inner
-	}
-	var ec exitCoder
-	if stderrors.As(err, &ec) {
-		return ec.ExitCode(), true
-	}
-	return 0, false
-}
-
-// CombinedOutput runs cmd and returns its stdout and stderr together.
-func CombinedOutput(cmd exec.Cmd) (string, error) {
-	var buf bytes.Buffer
-	err := cmd.SetStdout(&buf).SetStderr(&buf).Run()
-	return buf.String(), err
 }

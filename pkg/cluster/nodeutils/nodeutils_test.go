@@ -31,9 +31,10 @@ import (
 
 func TestFiles(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	c := fakenode.NewCluster("kind", "v1.33.13", 1, 0)
 	n := c.Nodes[0]
-	if err := nodeutils.WriteFile(n, "/kind/upgrade/v1.34.4/kubelet", 0o755, strings.NewReader("new kubelet")); err != nil {
+	if err := nodeutils.WriteFile(ctx, n, "/kind/upgrade/v1.34.4/kubelet", 0o755, strings.NewReader("new kubelet")); err != nil {
 		t.Fatal(err)
 	}
 	if f := n.Files["/kind/upgrade/v1.34.4/kubelet"]; f == nil || string(f.Content) != "new kubelet" || f.Mode != 0o755 {
@@ -43,25 +44,25 @@ func TestFiles(t *testing.T) {
 		t.Error("WriteFile left its temporary file")
 	}
 	for p, want := range map[string]bool{"/kind/version": true, "/nope": false} {
-		if got, err := nodeutils.Exists(n, p); err != nil || got != want {
+		if got, err := nodeutils.Exists(ctx, n, p); err != nil || got != want {
 			t.Errorf("Exists(%s) = %v, %v", p, got, err)
 		}
 	}
-	content, ok, err := nodeutils.ReadFile(n, "/kind/version")
+	content, ok, err := nodeutils.ReadFile(ctx, n, "/kind/version")
 	if err != nil || !ok || strings.TrimSpace(content) != "v1.33.13" {
 		t.Errorf("ReadFile = %q, %v, %v", content, ok, err)
 	}
-	if _, ok, err := nodeutils.ReadFile(n, "/nope"); ok || err != nil {
+	if _, ok, err := nodeutils.ReadFile(ctx, n, "/nope"); ok || err != nil {
 		t.Errorf("ReadFile of a missing file = %v, %v", ok, err)
 	}
 	old := append([]byte{}, n.Files["/usr/bin/kubelet"].Content...)
-	if err := nodeutils.InstallBinary(n, "/kind/upgrade/v1.34.4/kubelet", "/usr/bin/kubelet"); err != nil {
+	if err := nodeutils.InstallBinary(ctx, n, "/kind/upgrade/v1.34.4/kubelet", "/usr/bin/kubelet"); err != nil {
 		t.Fatal(err)
 	}
 	if string(n.Files["/usr/bin/kubelet"].Content) != "new kubelet" || string(n.Files["/usr/bin/kubelet.old"].Content) != string(old) {
 		t.Error("InstallBinary did not replace the binary and keep the old one")
 	}
-	digests, err := nodeutils.FileDigests(n, "/usr/bin/kubelet", "/nope", "/kind/upgrade/v1.34.4/kubelet")
+	digests, err := nodeutils.FileDigests(ctx, n, "/usr/bin/kubelet", "/nope", "/kind/upgrade/v1.34.4/kubelet")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +73,10 @@ func TestFiles(t *testing.T) {
 
 func TestExistsTellsFailuresApart(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	c := fakenode.NewCluster("kind", "v1.33.13", 1, 0)
 	c.Nodes[0].Running = false
-	if _, err := nodeutils.Exists(c.Nodes[0], "/kind/version"); err == nil {
+	if _, err := nodeutils.Exists(ctx, c.Nodes[0], "/kind/version"); err == nil {
 		t.Error("a node that does not answer reported a file as absent")
 	}
 }

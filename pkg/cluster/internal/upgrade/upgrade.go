@@ -177,11 +177,11 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	defer r.Close()
 
 	ctx := &actions.Context{
-		Ctx:    opts.Context,
-		Logger: opts.Logger,
-		Report: r,
-		Nodes:  clusterNodes,
-		Source: src,
+		Context: opts.Context,
+		Logger:  opts.Logger,
+		Report:  r,
+		Nodes:   clusterNodes,
+		Source:  src,
 		Options: actions.Options{
 			Wait:                  opts.Wait,
 			IgnorePreflightErrors: opts.IgnorePreflightErrors,
@@ -237,7 +237,7 @@ func checkSkips(ctx *actions.Context, skipped map[string]bool) error {
 			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
 		}
 		for _, name := range artifacts.Binaries {
-			ok, err := nodeutils.Exists(n, st.Staged(name))
+			ok, err := nodeutils.Exists(ctx, n, st.Staged(name))
 			if err != nil {
 				return err
 			}

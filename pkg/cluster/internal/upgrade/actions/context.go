@@ -55,9 +55,11 @@ type Options struct {
 	Settle time.Duration
 }
 
-// Context is what phases run with.
+// Context is what phases run with. It is also the context.Context the
+// upgrade runs under: pass it to node helpers and commands, and cancelling
+// it stops the phases between commands.
 type Context struct {
-	Ctx     context.Context
+	context.Context
 	Logger  log.Logger
 	Report  *report.Reporter
 	Nodes   []nodes.Node

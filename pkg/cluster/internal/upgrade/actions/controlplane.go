@@ -39,7 +39,7 @@ func (c *Context) StaticPodImages(n nodes.Node) (map[string]string, error) {
 	images := map[string]string{}
 	for _, component := range plan.ControlPlaneComponents {
 		manifest := path.Join(ManifestsDir, component+".yaml")
-		content, ok, err := nodeutils.ReadFile(n, manifest)
+		content, ok, err := nodeutils.ReadFile(c, n, manifest)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +94,7 @@ func (c *Context) ControlPlanePodsReady(n nodes.Node) error {
 	if err != nil {
 		return err
 	}
-	pods, err := c.Kube().ControlPlanePods(c.Ctx)
+	pods, err := c.Kube().ControlPlanePods(c)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ const KubeadmLock = StagingRoot + "/.kubeadm.lock"
 // logged at V(3) and part of the error when it fails.
 func (c *Context) Kubeadm(phase string, n nodes.Node, args ...string) error {
 	argv := append([]string{KubeadmLock, c.State.Staged("kubeadm")}, args...)
-	out, err := nodeutils.CombinedOutput(n.CommandContext(c.Ctx, "flock", argv...))
+	out, err := nodeutils.CombinedOutput(n.CommandContext(c, "flock", argv...))
 	if err != nil {
 		return errors.Wrapf(err, "kubeadm failed on node %q", n)
 	}

@@ -96,7 +96,7 @@ func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) erro
 // what cond reports as not yet so is logged at V(1) each time it changes.
 func (c *Context) WaitFor(what string, cond func() (bool, error)) error {
 	last := ""
-	return nodeutils.WaitFor(c.Ctx, c.Options.PollInterval, c.Options.Wait, what, func() (bool, error) {
+	return nodeutils.WaitFor(c, c.Options.PollInterval, c.Options.Wait, what, func() (bool, error) {
 		ok, err := cond()
 		if err != nil && err.Error() != last {
 			last = err.Error()

@@ -33,8 +33,8 @@ type Client struct {
 	On nodes.Node
 }
 
-// Output runs kubectl with args and returns its stdout.
-func (c Client) Output(ctx context.Context, args ...string) ([]byte, error) {
+// output runs kubectl with args and returns its stdout.
+func (c Client) output(ctx context.Context, args ...string) ([]byte, error) {
 	// a request that hangs while an API server restarts must not stall a wait
 	out, err := exec.Output(nodeutils.Kubectl(ctx, c.On, append([]string{"--request-timeout=30s"}, args...)...))
 	if err != nil {
@@ -45,13 +45,13 @@ func (c Client) Output(ctx context.Context, args ...string) ([]byte, error) {
 
 // Run runs kubectl with args, discarding its output unless it fails.
 func (c Client) Run(ctx context.Context, args ...string) error {
-	_, err := c.Output(ctx, args...)
+	_, err := c.output(ctx, args...)
 	return err
 }
 
 // Nodes lists the cluster's nodes.
 func (c Client) Nodes(ctx context.Context) ([]Node, error) {
-	out, err := c.Output(ctx, "get", "nodes", "-o", "json")
+	out, err := c.output(ctx, "get", "nodes", "-o", "json")
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (c Client) Node(ctx context.Context, name string) (Node, error) {
 
 // ControlPlanePods lists kubeadm's static control-plane pods.
 func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
-	out, err := c.Output(ctx, "get", "pods", "--namespace=kube-system", "--selector=tier=control-plane", "-o", "json")
+	out, err := c.output(ctx, "get", "pods", "--namespace=kube-system", "--selector=tier=control-plane", "-o", "json")
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
 
 // Workloads lists the DaemonSets and Deployments of namespace.
 func (c Client) Workloads(ctx context.Context, namespace string) ([]Workload, error) {
-	out, err := c.Output(ctx, "get", "daemonsets,deployments", "--namespace="+namespace, "-o", "json")
+	out, err := c.output(ctx, "get", "daemonsets,deployments", "--namespace="+namespace, "-o", "json")
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (c Client) Workloads(ctx context.Context, namespace string) ([]Workload, er
 // ClusterConfiguration reads kubeadm's ClusterConfiguration from the
 // kubeadm-config ConfigMap.
 func (c Client) ClusterConfiguration(ctx context.Context) (*ClusterConfiguration, error) {
-	out, err := c.Output(ctx, "get", "configmap", "kubeadm-config", "--namespace=kube-system", "-o", "jsonpath={.data.ClusterConfiguration}")
+	out, err := c.output(ctx, "get", "configmap", "kubeadm-config", "--namespace=kube-system", "-o", "jsonpath={.data.ClusterConfiguration}")
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (c Client) ClusterConfiguration(ctx context.Context) (*ClusterConfiguration
 
 // Readyz returns nil when the API server's /readyz answers ok.
 func (c Client) Readyz(ctx context.Context) error {
-	out, err := c.Output(ctx, "get", "--raw=/readyz")
+	out, err := c.output(ctx, "get", "--raw=/readyz")
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (c Client) Readyz(ctx context.Context) error {
 
 // ServerVersion returns the API server's gitVersion.
 func (c Client) ServerVersion(ctx context.Context) (string, error) {
-	out, err := c.Output(ctx, "get", "--raw=/version")
+	out, err := c.output(ctx, "get", "--raw=/version")
 	if err != nil {
 		return "", err
 	}

@@ -68,7 +68,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				if err != nil || !done {
 					return false, "", err
 				}
-				cfg, err := ctx.Kube().ClusterConfiguration(ctx.Ctx)
+				cfg, err := ctx.Kube().ClusterConfiguration(ctx)
 				if err != nil {
 					return false, "", err
 				}
@@ -110,5 +110,5 @@ func CheckControlPlane(ctx *actions.Context, n nodes.Node) error {
 	if err := ctx.ControlPlanePodsReady(n); err != nil {
 		return err
 	}
-	return ctx.Kube().Readyz(ctx.Ctx)
+	return ctx.Kube().Readyz(ctx)
 }

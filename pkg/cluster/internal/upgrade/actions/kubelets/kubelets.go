@@ -79,14 +79,14 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		steps = append(steps, actions.Step{
 			Name: "kubeadm upgrade node",
 			Done: func() (bool, string, error) {
-				done, err := nodeutils.Exists(n, marker)
+				done, err := nodeutils.Exists(ctx, n, marker)
 				return done, "", err
 			},
 			Run: func() error {
 				if err := ctx.Kubeadm(Phase, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors()); err != nil {
 					return err
 				}
-				return nodeutils.WriteFile(n, marker, 0o644, strings.NewReader(st.Target+"\n"))
+				return nodeutils.WriteFile(ctx, n, marker, 0o644, strings.NewReader(st.Target+"\n"))
 			},
 		})
 	}
@@ -102,12 +102,12 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				// Run installs what this found stale: hashing ~400 MB of
 				// binaries once is enough
 				var err error
-				stale, err = staleBinaries(n, st)
+				stale, err = staleBinaries(ctx, n)
 				return len(stale) == 0, "", err
 			},
 			Run: func() error {
 				for _, name := range stale {
-					if err := nodeutils.InstallBinary(n, st.Staged(name), path.Join(BinDir, name)); err != nil {
+					if err := nodeutils.InstallBinary(ctx, n, st.Staged(name), path.Join(BinDir, name)); err != nil {
 						return err
 					}
 				}
@@ -117,13 +117,13 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		actions.Step{
 			Name: "restarting the kubelet",
 			Done: func() (bool, string, error) {
-				kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
+				kn, err := ctx.Kube().Node(ctx, n.String())
 				if err != nil {
 					return false, "", err
 				}
 				return kn.KubeletVersion == st.Target, "the kubelet already runs " + st.Target, nil
 			},
-			Run: func() error { return nodeutils.Systemctl(n, "restart", "kubelet") },
+			Run: func() error { return nodeutils.Systemctl(ctx, n, "restart", "kubelet") },
 		},
 		actions.Step{
 			Name: "waiting for the node to be Ready at " + st.Target,
@@ -140,7 +140,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		actions.Step{
 			Name: "uncordoning",
 			Done: func() (bool, string, error) {
-				kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
+				kn, err := ctx.Kube().Node(ctx, n.String())
 				if err != nil {
 					return false, "", err
 				}
@@ -148,20 +148,20 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return !ours, "the upgrade did not cordon it", nil
 			},
 			Run: func() error {
-				if err := ctx.Kube().Run(ctx.Ctx, "uncordon", n.String()); err != nil {
+				if err := ctx.Kube().Run(ctx, "uncordon", n.String()); err != nil {
 					return err
 				}
-				return ctx.Kube().Run(ctx.Ctx, "annotate", "node", n.String(), DrainedAnnotation+"-")
+				return ctx.Kube().Run(ctx, "annotate", "node", n.String(), DrainedAnnotation+"-")
 			},
 		},
 		actions.Step{
 			Name: "writing /kind/version",
 			Done: func() (bool, string, error) {
-				content, ok, err := nodeutils.ReadFile(n, "/kind/version")
+				content, ok, err := nodeutils.ReadFile(ctx, n, "/kind/version")
 				return ok && strings.TrimSpace(content) == st.Target, "", err
 			},
 			Run: func() error {
-				return nodeutils.WriteFile(n, "/kind/version", 0o644, strings.NewReader(st.Target))
+				return nodeutils.WriteFile(ctx, n, "/kind/version", 0o644, strings.NewReader(st.Target))
 			},
 		},
 	)
@@ -170,7 +170,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 // drainDone skips the drain when the kubelet already runs the target, or
 // when no other node could take the pods.
 func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
-	list, err := ctx.Kube().Nodes(ctx.Ctx)
+	list, err := ctx.Kube().Nodes(ctx)
 	if err != nil {
 		return false, "", err
 	}
@@ -206,32 +206,33 @@ func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 // respecting PodDisruptionBudgets, within --wait.
 func drain(ctx *actions.Context, n nodes.Node) error {
 	client := ctx.Kube()
-	kn, err := client.Node(ctx.Ctx, n.String())
+	kn, err := client.Node(ctx, n.String())
 	if err != nil {
 		return err
 	}
 	_, ours := kn.Annotations[DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
-		return client.Run(ctx.Ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String())
+		return client.Run(ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String())
 	}
-	if err := client.Run(ctx.Ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+cordoned); err != nil {
+	if err := client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+cordoned); err != nil {
 		return err
 	}
-	if err := client.Run(ctx.Ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String()); err != nil {
+	if err := client.Run(ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String()); err != nil {
 		return err
 	}
-	return client.Run(ctx.Ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+drained)
+	return client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+drained)
 }
 
 // staleBinaries lists the binaries in BinDir that differ from the staged
 // ones.
-func staleBinaries(n nodes.Node, st *actions.State) ([]string, error) {
+func staleBinaries(ctx *actions.Context, n nodes.Node) ([]string, error) {
+	st := ctx.State
 	var paths []string
 	for _, name := range artifacts.Binaries {
 		paths = append(paths, path.Join(BinDir, name), st.Staged(name))
 	}
-	digests, err := nodeutils.FileDigests(n, paths...)
+	digests, err := nodeutils.FileDigests(ctx, n, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +251,7 @@ func staleBinaries(n nodes.Node, st *actions.State) ([]string, error) {
 
 func waitForNode(ctx *actions.Context, n nodes.Node) error {
 	return ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
-		kn, err := ctx.Kube().Node(ctx.Ctx, n.String())
+		kn, err := ctx.Kube().Node(ctx, n.String())
 		if err != nil {
 			return false, err
 		}

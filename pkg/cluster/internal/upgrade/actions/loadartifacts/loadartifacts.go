@@ -104,7 +104,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 func pin(ctx *actions.Context, n nodes.Node, images []string) error {
 	for _, image := range images {
 		target := imageref.Normalize(image)
-		if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "label", target, PinnedLabel).Run(); err != nil {
+		if err := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "label", target, PinnedLabel).Run(); err != nil {
 			return errors.Wrapf(err, "failed to pin %s on node %q", target, n)
 		}
 	}
@@ -116,7 +116,7 @@ func pin(ctx *actions.Context, n nodes.Node, images []string) error {
 func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool, error) {
 	missing := map[*artifacts.Artifact]bool{}
 	for _, name := range artifacts.Binaries {
-		ok, err := nodeutils.Exists(n, ctx.State.Staged(name))
+		ok, err := nodeutils.Exists(ctx, n, ctx.State.Staged(name))
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +133,7 @@ func stage(ctx *actions.Context, n nodes.Node, missing map[*artifacts.Artifact]b
 		func(a *artifacts.Artifact) bool { return missing[a] },
 		func(a *artifacts.Artifact, r io.Reader) error {
 			ctx.Logger.V(1).Infof("%s: %s: streaming %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
-			return nodeutils.WriteFile(n, ctx.State.Staged(a.Name), 0o755, r)
+			return nodeutils.WriteFile(ctx, n, ctx.State.Staged(a.Name), 0o755, r)
 		},
 	)
 }
@@ -148,7 +148,7 @@ func checkStaged(ctx *actions.Context, n nodes.Node) error {
 		{"kubelet", []string{"--version"}},
 		{"kubectl", []string{"version", "--client"}},
 	} {
-		out, err := exec.Output(n.CommandContext(ctx.Ctx, st.Staged(c.name), c.args...))
+		out, err := exec.Output(n.CommandContext(ctx, st.Staged(c.name), c.args...))
 		if err != nil {
 			return errors.Wrapf(err, "failed to run the staged %s on node %q", c.name, n)
 		}
@@ -166,7 +166,7 @@ func checkStaged(ctx *actions.Context, n nodes.Node) error {
 // importImages streams archives into the node's containerd, then gives
 // each image the name kubeadm expects.
 func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact) error {
-	out, err := exec.Output(n.CommandContext(ctx.Ctx, "containerd", "config", "dump"))
+	out, err := exec.Output(n.CommandContext(ctx, "containerd", "config", "dump"))
 	if err != nil {
 		return errors.Wrapf(err, "failed to read containerd's configuration on node %q", n)
 	}
@@ -182,7 +182,7 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 		func(a *artifacts.Artifact) bool { return wanted[a] },
 		func(a *artifacts.Artifact, r io.Reader) error {
 			ctx.Logger.V(1).Infof("%s: %s: importing %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
-			cmd := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "import",
+			cmd := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "import",
 				"--all-platforms", "--digests", "--snapshotter="+snapshotter, "-").SetStdin(r)
 			if err := cmd.Run(); err != nil {
 				return errors.Wrapf(err, "failed to import %s on node %q: is the archive corrupt?", a.Path, n)
@@ -192,7 +192,7 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 				if ref == target {
 					continue
 				}
-				if err := n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "tag", "--force", ref, target).Run(); err != nil {
+				if err := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "tag", "--force", ref, target).Run(); err != nil {
 					return errors.Wrapf(err, "failed to tag %s as %s on node %q", ref, target, n)
 				}
 			}

@@ -102,14 +102,14 @@ func checkNodes(ctx *actions.Context) error {
 	for _, n := range sorted {
 		info := st.Info[n.String()]
 		fns = append(fns, func() error {
-			installed, err := exec.Output(n.CommandContext(ctx.Ctx, "cat", "/kind/version"))
+			installed, err := exec.Output(n.CommandContext(ctx, "cat", "/kind/version"))
 			if err != nil {
 				return errors.Wrapf(err, "node %q does not answer: is its container running? (start it with `docker start %s`, then run this command again)", n, n)
 			}
 			if info.Installed, err = plan.ParseVersion(string(installed)); err != nil {
 				return errors.Wrapf(err, "failed to read /kind/version on node %q", n)
 			}
-			machine, err := exec.Output(n.CommandContext(ctx.Ctx, "uname", "-m"))
+			machine, err := exec.Output(n.CommandContext(ctx, "uname", "-m"))
 			if err != nil {
 				return errors.Wrapf(err, "failed to get the architecture of node %q", n)
 			}
@@ -145,7 +145,7 @@ const waitScript = `[ ! -e "$1" ] || flock -w "$2" "$1" true`
 func waitForKubeadm(ctx *actions.Context) error {
 	seconds := fmt.Sprint(int(ctx.Options.Wait.Seconds()))
 	for _, n := range ctx.State.ControlPlanes {
-		if err := n.CommandContext(ctx.Ctx, "sh", "-c", waitScript, "sh", actions.KubeadmLock, seconds).Run(); err != nil {
+		if err := n.CommandContext(ctx, "sh", "-c", waitScript, "sh", actions.KubeadmLock, seconds).Run(); err != nil {
 			return errors.Wrapf(err, "a kubeadm started earlier still runs on node %q after %s", n, ctx.Options.Wait)
 		}
 	}
@@ -173,7 +173,7 @@ func checkBinaries(ctx *actions.Context) error {
 func checkCluster(ctx *actions.Context) error {
 	st := ctx.State
 	client := ctx.Kube()
-	cfg, err := client.ClusterConfiguration(ctx.Ctx)
+	cfg, err := client.ClusterConfiguration(ctx)
 	if err != nil {
 		return errors.Wrap(err, "failed to read the cluster's kubeadm configuration: is the API server up?")
 	}
@@ -183,7 +183,7 @@ func checkCluster(ctx *actions.Context) error {
 		return err
 	}
 	st.From = "v" + from.String()
-	registered, err := client.Nodes(ctx.Ctx)
+	registered, err := client.Nodes(ctx)
 	if err != nil {
 		return errors.Wrap(err, "failed to list the cluster's nodes")
 	}
@@ -233,7 +233,7 @@ func probeKubeadm(ctx *actions.Context) error {
 		func(a *artifacts.Artifact) bool { return a == ctx.Source.Binaries["kubeadm"] },
 		func(_ *artifacts.Artifact, r io.Reader) error {
 			var err error
-			out, err = exec.Output(st.Bootstrap.CommandContext(ctx.Ctx, "sh", args...).SetStdin(r))
+			out, err = exec.Output(st.Bootstrap.CommandContext(ctx, "sh", args...).SetStdin(r))
 			return err
 		},
 	)
@@ -311,7 +311,7 @@ func checkImages(ctx *actions.Context) error {
 	for _, n := range ctx.Nodes {
 		info := st.Info[n.String()]
 		fns = append(fns, func() error {
-			lines, err := exec.OutputLines(n.CommandContext(ctx.Ctx, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet"))
+			lines, err := exec.OutputLines(n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet"))
 			if err != nil {
 				return errors.Wrapf(err, "failed to list images on node %q", n)
 			}
@@ -369,7 +369,7 @@ func checkDisk(ctx *actions.Context) error {
 			need += 2 * a.Size
 		}
 		fns = append(fns, func() error {
-			out, err := exec.Output(n.CommandContext(ctx.Ctx, "df", "-Pk", "/var/lib/containerd"))
+			out, err := exec.Output(n.CommandContext(ctx, "df", "-Pk", "/var/lib/containerd"))
 			if err != nil {
 				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
 			}

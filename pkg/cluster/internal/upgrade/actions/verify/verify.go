@@ -57,7 +57,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 
 func checkServerVersion(ctx *actions.Context) error {
 	return ctx.WaitFor("the API server to report "+ctx.State.Target, func() (bool, error) {
-		got, err := ctx.Kube().ServerVersion(ctx.Ctx)
+		got, err := ctx.Kube().ServerVersion(ctx)
 		if err != nil {
 			return false, err
 		}
@@ -79,7 +79,7 @@ func checkControlPlanes(ctx *actions.Context) error {
 
 func checkNodes(ctx *actions.Context) error {
 	st := ctx.State
-	list, err := ctx.Kube().Nodes(ctx.Ctx)
+	list, err := ctx.Kube().Nodes(ctx)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func checkNodes(ctx *actions.Context) error {
 		}
 	}
 	for _, n := range ctx.Nodes {
-		content, _, err := nodeutils.ReadFile(n, "/kind/version")
+		content, _, err := nodeutils.ReadFile(ctx, n, "/kind/version")
 		if err != nil {
 			return err
 		}
@@ -109,7 +109,7 @@ func checkNodes(ctx *actions.Context) error {
 
 func checkWorkloads(ctx *actions.Context) error {
 	return ctx.WaitFor("kube-system DaemonSets and Deployments to be available", func() (bool, error) {
-		list, err := ctx.Kube().Workloads(ctx.Ctx, "kube-system")
+		list, err := ctx.Kube().Workloads(ctx, "kube-system")
 		if err != nil {
 			return false, err
 		}

@@ -1,0 +1,32 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeutils
+
+import (
+	"context"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
+)
+
+// Systemctl runs `systemctl <verb> <unit>` on the node.
+func Systemctl(ctx context.Context, n nodes.Node, verb, unit string) error {
+	if err := n.CommandContext(ctx, "systemctl", verb, unit).Run(); err != nil {
+		return errors.Wrapf(err, "failed to %s %s on %s", verb, unit, n)
+	}
+	return nil
+}
