@@ -53,7 +53,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	upgrade := actions.Step{
 		Name: "kubeadm upgrade node",
 		Done: func() (bool, string, error) {
-			done, _, err := ctx.StaticPodsAtTarget(n)
+			done, _, err := staticPodsAtTarget(ctx, n)
 			return done, "", err
 		},
 		Run: func() error {
@@ -64,7 +64,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		upgrade = actions.Step{
 			Name: "kubeadm upgrade apply " + st.Target,
 			Done: func() (bool, string, error) {
-				done, _, err := ctx.StaticPodsAtTarget(n)
+				done, _, err := staticPodsAtTarget(ctx, n)
 				if err != nil || !done {
 					return false, "", err
 				}
@@ -107,7 +107,7 @@ func WaitForControlPlane(ctx *actions.Context, n nodes.Node) error {
 // CheckControlPlane returns nil when n's static pods run the target and are
 // Ready and the API server answers /readyz, else what is not yet so.
 func CheckControlPlane(ctx *actions.Context, n nodes.Node) error {
-	if err := ctx.ControlPlanePodsReady(n); err != nil {
+	if err := controlPlanePodsReady(ctx, n); err != nil {
 		return err
 	}
 	return ctx.Kube().Readyz(ctx)

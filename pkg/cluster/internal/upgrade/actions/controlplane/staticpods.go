@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controlplane
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// manifestsDir is where kubeadm keeps static pod manifests.
+const manifestsDir = "/etc/kubernetes/manifests"
+
+// staticPodImages returns, for each static pod manifest on n, the image it
+// runs, keyed by component.
+func staticPodImages(ctx *actions.Context, n nodes.Node) (map[string]string, error) {
+	images := map[string]string{}
+	for _, component := range plan.ControlPlaneComponents {
+		manifest := path.Join(manifestsDir, component+".yaml")
+		content, ok, err := nodeutils.ReadFile(ctx, n, manifest)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		pod, err := kube.ParsePod([]byte(content))
+		if err != nil {
+			return nil, errors.Wrapf(err, "failed to read %s on node %q", manifest, n)
+		}
+		images[component] = ""
+		if len(pod.Images) > 0 {
+			images[component] = pod.Images[0]
+		}
+	}
+	if images["kube-apiserver"] == "" {
+		return nil, errors.Errorf("node %q has no kube-apiserver static pod manifest", n)
+	}
+	return images, nil
+}
+
+// targetImage returns the image kubeadm uses for component at the target.
+func targetImage(ctx *actions.Context, component string) string {
+	return plan.ComponentImage(ctx.State.Images, component)
+}
+
+// staticPodsAtTarget reports whether every static pod manifest on n names
+// the target's image; reason lists those that do not.
+func staticPodsAtTarget(ctx *actions.Context, n nodes.Node) (bool, string, error) {
+	images, err := staticPodImages(ctx, n)
+	if err != nil {
+		return false, "", err
+	}
+	var behind []string
+	for _, component := range plan.ControlPlaneComponents {
+		image, ok := images[component]
+		if !ok {
+			continue
+		}
+		if want := targetImage(ctx, component); imageref.Normalize(image) != imageref.Normalize(want) {
+			behind = append(behind, fmt.Sprintf("%s runs %s", component, image))
+		}
+	}
+	return len(behind) == 0, strings.Join(behind, ", "), nil
+}
+
+// controlPlanePodsReady returns nil when the static pods of n run the
+// target's images and are Ready, as the API server sees them, else what is
+// not yet so.
+func controlPlanePodsReady(ctx *actions.Context, n nodes.Node) error {
+	images, err := staticPodImages(ctx, n)
+	if err != nil {
+		return err
+	}
+	pods, err := ctx.Kube().ControlPlanePods(ctx)
+	if err != nil {
+		return err
+	}
+	for component := range images {
+		want := imageref.Normalize(targetImage(ctx, component))
+		found := false
+		for _, p := range pods {
+			if p.NodeName != n.String() || p.Component != component {
+				continue
+			}
+			found = true
+			for _, image := range p.Images {
+				if imageref.Normalize(image) != want {
+					return errors.Errorf("%s on %s runs %s, not %s yet", component, n, image, want)
+				}
+			}
+			if !p.Ready {
+				return errors.Errorf("%s on %s is not Ready yet", component, n)
+			}
+		}
+		if !found {
+			return errors.Errorf("no %s pod on %s yet", component, n)
+		}
+	}
+	return nil
+}

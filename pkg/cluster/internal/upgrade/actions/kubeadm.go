@@ -1,0 +1,63 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package actions
+
+import (
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// KubeadmIgnorePreflightErrors is the --ignore-preflight-errors value for
+// kubeadm: checks that cannot pass in a container, plus the user's.
+func (c *Context) KubeadmIgnorePreflightErrors() string {
+	checks := []string{"SystemVerification", "Swap", "FileContent--proc-sys-net-bridge-bridge-nf-call-iptables"}
+	seen := map[string]bool{}
+	var out []string
+	for _, check := range append(checks, c.Options.IgnorePreflightErrors...) {
+		if strings.EqualFold(check, "all") {
+			// kubeadm refuses "all" mixed with single checks
+			return "--ignore-preflight-errors=all"
+		}
+		if check != "" && !seen[strings.ToLower(check)] {
+			seen[strings.ToLower(check)] = true
+			out = append(out, check)
+		}
+	}
+	return "--ignore-preflight-errors=" + strings.Join(out, ",")
+}
+
+// KubeadmLock serializes kubeadm runs on a node: when an interrupted run
+// left kubeadm running in the node (stopping the docker client does not
+// stop the process it started), the next run waits for it instead of
+// running a second kubeadm at the same time.
+const KubeadmLock = StagingRoot + "/.kubeadm.lock"
+
+// Kubeadm runs the staged kubeadm on n, holding KubeadmLock; its output is
+// logged at V(3) and part of the error when it fails.
+func (c *Context) Kubeadm(phase string, n nodes.Node, args ...string) error {
+	argv := append([]string{KubeadmLock, c.State.Staged("kubeadm")}, args...)
+	out, err := nodeutils.CombinedOutput(n.CommandContext(c, "flock", argv...))
+	if err != nil {
+		return errors.Wrapf(err, "kubeadm failed on node %q", n)
+	}
+	c.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", phase, n, out)
+	return nil
+}
