@@ -21,16 +21,59 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
-// Step is one re-entrant unit of work on a node: Done looks at the node's
-// real state and reports whether Run is still needed.
-type Step struct {
+// Step is one re-entrant unit of work on a node: it looks at the node's
+// real state and does only the work that is left. It is a Task, or a Todo
+// when the work is what the look found.
+type Step interface {
+	// name names the step in status lines and the dry-run plan.
+	name() string
+	// check looks at the node's real state and returns the work left to
+	// do, or nil when there is none and why ("" means already done).
+	check() (work func() error, reason string, err error)
+}
+
+// Task is a step whose work needs nothing from its check.
+type Task struct {
 	Name string
-	// Done reports whether the step's work is already done, and if so
-	// why (an empty reason means "already done"). Nil means always run.
+	// Done reports whether the work is already done, and if so why (an
+	// empty reason means "already done"). Nil means always run.
 	Done func() (done bool, reason string, err error)
-	// Run does the work; it runs right after Done reported false, so it
-	// may use what Done found.
+	// Run does the work.
 	Run func() error
+}
+
+func (t Task) name() string { return t.Name }
+
+func (t Task) check() (func() error, string, error) {
+	if t.Done != nil {
+		done, reason, err := t.Done()
+		if err != nil || done {
+			return nil, reason, err
+		}
+	}
+	return t.Run, "", nil
+}
+
+// Todo is a step whose check finds the work left, of type T, and hands
+// exactly that to its run: Run depends on Find only through its argument.
+type Todo[T any] struct {
+	Name string
+	// Find looks at the node's real state and returns the work left, or
+	// done when there is none, and why (an empty reason means "already
+	// done").
+	Find func() (todo T, done bool, reason string, err error)
+	// Run does the work Find returned.
+	Run func(todo T) error
+}
+
+func (t Todo[T]) name() string { return t.Name }
+
+func (t Todo[T]) check() (func() error, string, error) {
+	todo, done, reason, err := t.Find()
+	if err != nil || done {
+		return nil, reason, err
+	}
+	return func() error { return t.Run(todo) }, "", nil
 }
 
 // RunSteps runs steps for node in phase in order, reporting each, and
@@ -39,18 +82,16 @@ func (c *Context) RunSteps(phase, node string, steps []Step) error {
 	return c.Report.Run(report.Scope{Phase: phase, Node: node}, func() (bool, string, error) {
 		ran := false
 		for _, s := range steps {
-			err := c.Report.Run(report.Scope{Phase: phase, Node: node, Step: s.Name}, func() (bool, string, error) {
-				if s.Done != nil {
-					done, reason, err := s.Done()
-					if err != nil {
-						return false, "", err
-					}
-					if done {
-						return true, reason, nil
-					}
+			err := c.Report.Run(report.Scope{Phase: phase, Node: node, Step: s.name()}, func() (bool, string, error) {
+				work, reason, err := s.check()
+				if err != nil {
+					return false, "", err
+				}
+				if work == nil {
+					return true, reason, nil
 				}
 				ran = true
-				return false, "", s.Run()
+				return false, "", work()
 			})
 			if err != nil {
 				return false, "", err
@@ -64,7 +105,7 @@ func (c *Context) RunSteps(phase, node string, steps []Step) error {
 func StepNames(phase string, steps []Step) []string {
 	names := make([]string, 0, len(steps))
 	for _, s := range steps {
-		names = append(names, phase+": "+s.Name)
+		names = append(names, phase+": "+s.name())
 	}
 	return names
 }

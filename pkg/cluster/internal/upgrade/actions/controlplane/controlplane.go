@@ -50,7 +50,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	bootstrap := n.String() == st.Bootstrap.String()
-	upgrade := actions.Step{
+	upgrade := actions.Task{
 		Name: "kubeadm upgrade node",
 		Done: func() (bool, string, error) {
 			done, _, err := staticPodsAtTarget(ctx, n)
@@ -61,7 +61,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		},
 	}
 	if bootstrap {
-		upgrade = actions.Step{
+		upgrade = actions.Task{
 			Name: "kubeadm upgrade apply " + st.Target,
 			Done: func() (bool, string, error) {
 				done, _, err := staticPodsAtTarget(ctx, n)
@@ -85,7 +85,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	}
 	return []actions.Step{
 		upgrade,
-		{
+		actions.Task{
 			Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
 			Run: func() error {
 				return WaitForControlPlane(ctx, n)

@@ -73,10 +73,9 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	isCP := st.IsControlPlane(n)
 	var steps []actions.Step
-	var stale []string // binaries the install step found different
 	if !isCP {
 		marker := path.Join(st.StagingDir(), "upgrade-node.done")
-		steps = append(steps, actions.Step{
+		steps = append(steps, actions.Task{
 			Name: "kubeadm upgrade node",
 			Done: func() (bool, string, error) {
 				done, err := nodeutils.Exists(ctx, n, marker)
@@ -91,21 +90,20 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		})
 	}
 	steps = append(steps,
-		actions.Step{
+		actions.Task{
 			Name: "draining",
 			Done: func() (bool, string, error) { return drainDone(ctx, n) },
 			Run:  func() error { return drain(ctx, n) },
 		},
-		actions.Step{
+		actions.Todo[[]string]{
 			Name: "installing kubeadm, kubelet and kubectl " + st.Target,
-			Done: func() (bool, string, error) {
-				// Run installs what this found stale: hashing ~400 MB of
-				// binaries once is enough
-				var err error
-				stale, err = staleBinaries(ctx, n)
-				return len(stale) == 0, "", err
+			// Run installs what Find found stale: hashing ~400 MB of
+			// binaries once is enough
+			Find: func() ([]string, bool, string, error) {
+				stale, err := staleBinaries(ctx, n)
+				return stale, len(stale) == 0, "", err
 			},
-			Run: func() error {
+			Run: func(stale []string) error {
 				for _, name := range stale {
 					if err := nodeutils.InstallBinary(ctx, n, st.Staged(name), path.Join(BinDir, name)); err != nil {
 						return err
@@ -114,7 +112,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return nil
 			},
 		},
-		actions.Step{
+		actions.Task{
 			Name: "restarting the kubelet",
 			Done: func() (bool, string, error) {
 				kn, err := ctx.Kube().Node(ctx, n.String())
@@ -125,19 +123,19 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 			Run: func() error { return nodeutils.Systemctl(ctx, n, "restart", "kubelet") },
 		},
-		actions.Step{
+		actions.Task{
 			Name: "waiting for the node to be Ready at " + st.Target,
 			Run:  func() error { return waitForNode(ctx, n) },
 		},
 	)
 	if isCP {
-		steps = append(steps, actions.Step{
+		steps = append(steps, actions.Task{
 			Name: "waiting for the control-plane pods and /readyz",
 			Run:  func() error { return waitSettled(ctx, n) },
 		})
 	}
 	return append(steps,
-		actions.Step{
+		actions.Task{
 			Name: "uncordoning",
 			Done: func() (bool, string, error) {
 				kn, err := ctx.Kube().Node(ctx, n.String())
@@ -154,7 +152,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return ctx.Kube().Run(ctx, "annotate", "node", n.String(), DrainedAnnotation+"-")
 			},
 		},
-		actions.Step{
+		actions.Task{
 			Name: "writing /kind/version",
 			Done: func() (bool, string, error) {
 				content, ok, err := nodeutils.ReadFile(ctx, n, "/kind/version")

@@ -66,22 +66,20 @@ func (a *action) Execute(ctx *actions.Context) error {
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	info := st.Info[n.String()]
-	var missing map[*artifacts.Artifact]bool // what the staging step found unstaged
 	return []actions.Step{
-		{
+		actions.Todo[map[*artifacts.Artifact]bool]{
 			Name: "staging kubeadm, kubelet and kubectl in " + st.StagingDir(),
-			Done: func() (bool, string, error) {
-				var err error
-				missing, err = unstaged(ctx, n)
-				return len(missing) == 0, "", err
+			Find: func() (map[*artifacts.Artifact]bool, bool, string, error) {
+				missing, err := unstaged(ctx, n)
+				return missing, len(missing) == 0, "", err
 			},
-			Run: func() error { return stage(ctx, n, missing) },
+			Run: func(missing map[*artifacts.Artifact]bool) error { return stage(ctx, n, missing) },
 		},
-		{
+		actions.Task{
 			Name: "checking the staged binaries' versions",
 			Run:  func() error { return checkStaged(ctx, n) },
 		},
-		{
+		actions.Task{
 			Name: fmt.Sprintf("importing %d image archive(s)", len(info.Load)),
 			Done: func() (bool, string, error) {
 				if len(info.Load) == 0 {
@@ -91,7 +89,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 			Run: func() error { return importImages(ctx, n, info.Load) },
 		},
-		{
+		actions.Task{
 			// always: cheap, and an interrupted import may have left
 			// images unpinned
 			Name: "pinning the target's images",
