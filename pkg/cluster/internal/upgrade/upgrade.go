@@ -39,40 +39,31 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase describes one phase of the workflow.
 type Phase struct {
 	Name        string
 	Description string
-	// Skippable is false for preflight, which always runs.
+	// Skippable is false for a phase that changes nothing and that the
+	// others need (preflight): it always runs, and a dry run, or a cluster
+	// that already runs the target, stops after it.
 	Skippable bool
 }
 
-// phase is a Phase and how to build its action; skipped are the phases the
-// user skips.
+// phase is a Phase and its action.
 type phase struct {
 	Phase
-	action func(skipped map[string]bool) actions.Action
+	action actions.Action
 }
 
 // workflow is the ordered list of phases.
 var workflow = []phase{
-	{Phase{preflight.Phase, "check the cluster and --image-dir and plan the upgrade; changes nothing and always runs", false},
-		func(skipped map[string]bool) actions.Action {
-			return preflight.NewAction(actions.Check{Name: "checking the phases to run", Run: func(ctx *actions.Context) error {
-				return checkSkips(ctx, skipped)
-			}})
-		}},
-	{Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes, all nodes in parallel", true},
-		func(map[string]bool) actions.Action { return loadartifacts.NewAction() }},
-	{Phase{controlplane.Phase, "kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true},
-		func(map[string]bool) actions.Action { return controlplane.NewAction() }},
-	{Phase{kubelets.Phase, "one node at a time, control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
-		func(map[string]bool) actions.Action { return kubelets.NewAction() }},
-	{Phase{verify.Phase, "check that the control plane, kube-system and (unless kubelets is skipped) every node run the target version", true},
-		func(skipped map[string]bool) actions.Action { return verify.NewAction(!skipped[kubelets.Phase]) }},
+	{Phase{preflight.Phase, "check the cluster and --image-dir and plan the upgrade; changes nothing and always runs", false}, preflight.NewAction()},
+	{Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes, all nodes in parallel", true}, loadartifacts.NewAction()},
+	{Phase{controlplane.Phase, "kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true}, controlplane.NewAction()},
+	{Phase{kubelets.Phase, "one node at a time, control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true}, kubelets.NewAction()},
+	{Phase{verify.Phase, "check that the control plane, kube-system and (unless kubelets is skipped) every node run the target version", true}, verify.NewAction()},
 }
 
 // Phases lists the workflow's phases in the order they run.
@@ -176,6 +167,10 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	r := report.New(opts.Logger, reportOpts...)
 	defer r.Close()
 
+	skip := map[string]bool{}
+	for _, name := range opts.SkipPhases {
+		skip[name] = true
+	}
 	ctx := &actions.Context{
 		Context: opts.Context,
 		Logger:  opts.Logger,
@@ -185,36 +180,29 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 		Options: actions.Options{
 			Wait:                  opts.Wait,
 			IgnorePreflightErrors: opts.IgnorePreflightErrors,
-			DryRun:                opts.DryRun,
 			Settle:                opts.Settle,
 			PollInterval:          opts.PollInterval,
+			Skip:                  skip,
 		},
-	}
-	skipped := map[string]bool{}
-	for _, name := range opts.SkipPhases {
-		skipped[name] = true
 	}
 	return r.Run(report.Scope{}, func() (bool, string, error) {
 		for _, p := range workflow {
-			if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
-				if skipped[p.Name] {
-					return true, "--skip-phases", nil
-				}
-				return false, "", p.action(skipped).Execute(ctx)
-			}); err != nil {
-				return false, "", err
-			}
-			if p.Name != preflight.Phase {
-				continue
-			}
-			// preflight decided what follows
-			if ctx.State.NothingToDo {
+			// the phases that always run decided whether any other does
+			if p.Skippable && ctx.State.NothingToDo {
 				msg := "The cluster already runs " + ctx.State.Target + ": nothing to do."
 				r.Info(report.Scope{}, msg)
 				return true, msg, nil
 			}
-			if opts.DryRun {
-				return true, "dry run", writePlan(ctx, r, opts, skipped)
+			if p.Skippable && opts.DryRun {
+				return true, "dry run", writePlan(ctx, r, opts)
+			}
+			if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
+				if skip[p.Name] {
+					return true, "--skip-phases", nil
+				}
+				return false, "", p.action.Execute(ctx)
+			}); err != nil {
+				return false, "", err
 			}
 		}
 		r.Info(report.Scope{}, "Upgraded the cluster from "+ctx.State.From+" to "+ctx.State.Target+".")
@@ -222,36 +210,9 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	})
 }
 
-// checkSkips refuses --skip-phases that would break the version-skew policy
-// or leave a phase without what an earlier one provides.
-func checkSkips(ctx *actions.Context, skipped map[string]bool) error {
-	st := ctx.State
-	if skipped[controlplane.Phase] && !skipped[kubelets.Phase] && st.From != st.Target {
-		return errors.Errorf("--skip-phases %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", controlplane.Phase, st.From, kubelets.Phase)
-	}
-	if !skipped[loadartifacts.Phase] || (skipped[controlplane.Phase] && skipped[kubelets.Phase]) {
-		return nil
-	}
-	for _, n := range ctx.Nodes {
-		if load := st.Info[n.String()].Load; len(load) > 0 {
-			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
-		}
-		for _, name := range artifacts.Binaries {
-			ok, err := nodeutils.Exists(ctx, n, st.Staged(name))
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", loadartifacts.Phase, st.Staged(name), n, loadartifacts.Phase)
-			}
-		}
-	}
-	return nil
-}
-
 // writePlan prints what the upgrade would do.
-func writePlan(ctx *actions.Context, r *report.Reporter, opts Options, skipped map[string]bool) error {
-	st := ctx.State
+func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
+	st, skipped := ctx.State, ctx.Options.Skip
 	p := &plan.Plan{From: st.From, To: st.Target, Images: st.Images}
 	for name := range skipped {
 		p.SkippedPhases = append(p.SkippedPhases, name)

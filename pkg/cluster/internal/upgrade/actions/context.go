@@ -46,13 +46,13 @@ type Options struct {
 	Wait time.Duration
 	// IgnorePreflightErrors are passed to kubeadm's --ignore-preflight-errors.
 	IgnorePreflightErrors []string
-	// DryRun stops after preflight.
-	DryRun bool
 	// PollInterval is how often waits look again.
 	PollInterval time.Duration
 	// Settle is how long a control-plane node's pods must stay Ready after
 	// its kubelet restarted before the next node is touched.
 	Settle time.Duration
+	// Skip holds the phases --skip-phases names.
+	Skip map[string]bool
 }
 
 // Context is what phases run with. It is also the context.Context the

@@ -36,21 +36,23 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/loadartifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase is this phase's name.
 const Phase = "preflight"
 
-type action struct {
-	extra []actions.Check
-}
+type action struct{}
 
-// NewAction returns the preflight action; extra checks run after its own.
-func NewAction(extra ...actions.Check) actions.Action {
-	return &action{extra: extra}
+// NewAction returns the preflight action.
+func NewAction() actions.Action {
+	return &action{}
 }
 
 // Execute runs every check and fills ctx.State. It changes nothing on the
@@ -58,7 +60,7 @@ func NewAction(extra ...actions.Check) actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	st := &actions.State{Info: map[string]*actions.NodeInfo{}}
 	ctx.State = st
-	return ctx.RunChecks(Phase, append([]actions.Check{
+	return ctx.RunChecks(Phase, []actions.Check{
 		{Name: "checking nodes", Run: checkNodes},
 		{Name: "checking binaries in --image-dir", Run: checkBinaries},
 		{Name: "waiting for kubeadm left running by an interrupted run", Run: waitForKubeadm},
@@ -67,7 +69,8 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{Name: "checking version skew", Run: checkVersions},
 		{Name: "checking images", Run: checkImages},
 		{Name: "checking disk space", Run: checkDisk},
-	}, a.extra...), func() bool { return st.NothingToDo })
+		{Name: "checking the phases to run", Run: checkSkips},
+	}, func() bool { return st.NothingToDo })
 }
 
 // checkNodes finds each node's role and checks that it answers.
@@ -401,4 +404,31 @@ func ParseDFAvailable(out string) (int64, error) {
 		return 0, errors.Wrapf(err, "unexpected df output %q", out)
 	}
 	return kb << 10, nil
+}
+
+// checkSkips refuses --skip-phases that would break the version-skew policy
+// or leave a phase without what an earlier one provides.
+func checkSkips(ctx *actions.Context) error {
+	st, skip := ctx.State, ctx.Options.Skip
+	if skip[controlplane.Phase] && !skip[kubelets.Phase] && st.From != st.Target {
+		return errors.Errorf("--skip-phases %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", controlplane.Phase, st.From, kubelets.Phase)
+	}
+	if !skip[loadartifacts.Phase] || (skip[controlplane.Phase] && skip[kubelets.Phase]) {
+		return nil
+	}
+	for _, n := range ctx.Nodes {
+		if load := st.Info[n.String()].Load; len(load) > 0 {
+			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
+		}
+		for _, name := range artifacts.Binaries {
+			ok, err := nodeutils.Exists(ctx, n, st.Staged(name))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", loadartifacts.Phase, st.Staged(name), n, loadartifacts.Phase)
+			}
+		}
+	}
+	return nil
 }

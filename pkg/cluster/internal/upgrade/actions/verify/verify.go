@@ -26,29 +26,28 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase is this phase's name.
 const Phase = "verify"
 
-type action struct {
-	checkNodes bool
+type action struct{}
+
+// NewAction returns the verify action.
+func NewAction() actions.Action {
+	return &action{}
 }
 
-// NewAction returns the verify action. checkNodes is false when the
-// kubelets phase was skipped: then only the control plane is checked.
-func NewAction(checkNodes bool) actions.Action {
-	return &action{checkNodes: checkNodes}
-}
-
-// Execute runs the checks in order and stops at the first failure.
+// Execute runs the checks in order and stops at the first failure. When
+// the kubelets phase is skipped only the control plane is checked.
 func (a *action) Execute(ctx *actions.Context) error {
 	checks := []actions.Check{
 		{Name: "checking the API server version", Run: checkServerVersion},
 		{Name: "checking the control-plane pods", Run: checkControlPlanes},
 	}
-	if a.checkNodes {
+	if !ctx.Options.Skip[kubelets.Phase] {
 		checks = append(checks, actions.Check{Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
 	}
 	checks = append(checks, actions.Check{Name: "waiting for kube-system DaemonSets and Deployments", Run: checkWorkloads})
