@@ -19,9 +19,11 @@ package cluster
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+	kindcmd "sigs.k8s.io/kind/pkg/cmd"
 	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/log"
 
@@ -94,7 +96,10 @@ func UpgradeWithIgnorePreflightErrors(checks ...string) UpgradeOption {
 	})
 }
 
-// UpgradeWithLogger sets the logger status lines and logs go to.
+// UpgradeWithLogger sets the logger status lines and logs go to. When it is
+// kind's CLI logger on a terminal (sigs.k8s.io/kind/pkg/cmd.NewLogger, on
+// stderr), the running step is animated there as kind's own commands do;
+// the logger itself is not changed.
 func UpgradeWithLogger(logger log.Logger) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
 		o.Logger = logger
@@ -108,15 +113,6 @@ func UpgradeWithOutput(w io.Writer, json bool) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
 		o.Out = w
 		o.JSON = json
-		return nil
-	})
-}
-
-// UpgradeWithTerminal animates the running step on terminal, which must be
-// where the logger writes.
-func UpgradeWithTerminal(terminal io.Writer) UpgradeOption {
-	return upgradeOptionAdapter(func(o *upgrade.Options) error {
-		o.Terminal = terminal
 		return nil
 	})
 }
@@ -167,6 +163,14 @@ func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) err
 	// user input first, before asking the container runtime anything
 	if err := upgrade.Validate(opts); err != nil {
 		return err
+	}
+	// Mirrors kind's internal cli.StatusForLogger, which kind's commands
+	// use to animate their status lines: it is not exported, so kind's
+	// exported cmd.ColorEnabled tells the same thing (kind's CLI logger on
+	// a smart terminal), and that logger, from cmd.NewLogger, writes to
+	// stderr.
+	if opts.Logger != nil && kindcmd.ColorEnabled(opts.Logger) {
+		opts.Spinner = os.Stderr
 	}
 	clusters, err := p.List()
 	if err != nil {

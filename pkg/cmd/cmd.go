@@ -19,10 +19,7 @@ limitations under the License.
 package cmd
 
 import (
-	"io"
 	"os"
-
-	"github.com/mattn/go-isatty"
 
 	"sigs.k8s.io/kind/pkg/cluster"
 	"sigs.k8s.io/kind/pkg/log"
@@ -63,17 +60,4 @@ func DefaultClusterName() string {
 		return name
 	}
 	return cluster.DefaultName
-}
-
-// Terminal returns w when it is a terminal that can show a spinner, else
-// nil.
-func Terminal(w io.Writer) io.Writer {
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("TERM") == "dumb" {
-		return nil
-	}
-	if isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) {
-		return w
-	}
-	return nil
 }

@@ -114,10 +114,10 @@ type Options struct {
 	Out io.Writer
 	// JSON writes one JSON event per line to Out.
 	JSON bool
-	// Terminal, when set, is the terminal the logger writes to: steps get
-	// a spinner there.
-	Terminal io.Writer
-	Context  context.Context
+	// Spinner, when set, is the terminal the logger writes to: the running
+	// step is animated there. The logger is not changed.
+	Spinner io.Writer
+	Context context.Context
 }
 
 // Validate checks the options that need no cluster: the phases to skip and
@@ -161,8 +161,8 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	if opts.JSON {
 		reportOpts = append(reportOpts, report.WithJSON(opts.Out))
 	}
-	if opts.Terminal != nil {
-		reportOpts = append(reportOpts, report.WithSpinner(opts.Terminal))
+	if opts.Spinner != nil {
+		reportOpts = append(reportOpts, report.WithSpinner(opts.Spinner))
 	}
 	r := report.New(opts.Logger, reportOpts...)
 	defer r.Close()
@@ -173,7 +173,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	}
 	ctx := &actions.Context{
 		Context: opts.Context,
-		Logger:  opts.Logger,
+		Logger:  r.Logger(),
 		Report:  r,
 		Nodes:   clusterNodes,
 		Source:  src,

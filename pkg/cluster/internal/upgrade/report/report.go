@@ -112,16 +112,14 @@ func WithJSON(w io.Writer) Option {
 	return func(r *Reporter) { r.json = json.NewEncoder(w) }
 }
 
-// WithSpinner animates the running step on a terminal: tty is where the
-// logger writes. The logger's writer is replaced with one that keeps log
-// lines and the spinner apart.
+// WithSpinner animates the running step on tty, the terminal the logger
+// writes to. The logger itself is left as it is: the Reporter's Logger
+// clears the spinner line before each line it logs and redraws it after.
+// Close stops the spinner and leaves tty at the start of an empty line.
 func WithSpinner(tty io.Writer) Option {
 	return func(r *Reporter) {
-		type writerSetter interface{ SetWriter(io.Writer) }
-		if ws, ok := r.logger.(writerSetter); ok {
-			r.spinner = newSpinner(tty)
-			ws.SetWriter(r.spinner)
-		}
+		r.spinner = newSpinner(tty)
+		r.logger = spinnerLogger{Logger: r.logger, spinner: r.spinner}
 	}
 }
 
@@ -137,6 +135,13 @@ func New(logger log.Logger, options ...Option) *Reporter {
 		o(r)
 	}
 	return r
+}
+
+// Logger returns the logger to log through while the Reporter reports: the
+// one New was given, wrapped when there is a spinner so that log lines and
+// the spinner do not mix.
+func (r *Reporter) Logger() log.Logger {
+	return r.logger
 }
 
 // Close stops the spinner, if any.

@@ -17,17 +17,18 @@ limitations under the License.
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"sigs.k8s.io/kind/pkg/log"
 )
 
 var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// spinner animates the most recently started step on a terminal. It is also
-// the logger's writer, so log lines clear the spinner line first and the
+// spinner animates the most recently started step on a terminal. Lines
+// logged through a spinnerLogger clear the spinner line first, and the
 // spinner is redrawn after them.
 type spinner struct {
 	mu      sync.Mutex
@@ -72,15 +73,14 @@ func (s *spinner) clear() {
 	}
 }
 
-func (s *spinner) Write(p []byte) (int, error) {
+// around runs logLine, which writes a line to the terminal, with the
+// spinner line cleared.
+func (s *spinner) around(logLine func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clear()
-	n, err := s.w.Write(p)
-	if bytes.HasSuffix(p, []byte("\n")) {
-		s.draw()
-	}
-	return n, err
+	logLine()
+	s.draw()
 }
 
 func (s *spinner) start(text string) {
@@ -109,4 +109,48 @@ func (s *spinner) stop() {
 	s.active = nil
 	s.ticker.Stop()
 	close(s.stopped)
+}
+
+// spinnerLogger logs through Logger with the spinner line cleared.
+type spinnerLogger struct {
+	log.Logger
+	spinner *spinner
+}
+
+func (l spinnerLogger) Warn(message string) {
+	l.spinner.around(func() { l.Logger.Warn(message) })
+}
+
+func (l spinnerLogger) Warnf(format string, args ...interface{}) {
+	l.spinner.around(func() { l.Logger.Warnf(format, args...) })
+}
+
+func (l spinnerLogger) Error(message string) {
+	l.spinner.around(func() { l.Logger.Error(message) })
+}
+
+func (l spinnerLogger) Errorf(format string, args ...interface{}) {
+	l.spinner.around(func() { l.Logger.Errorf(format, args...) })
+}
+
+func (l spinnerLogger) V(level log.Level) log.InfoLogger {
+	info := l.Logger.V(level)
+	if !info.Enabled() {
+		return info
+	}
+	return spinnerInfoLogger{InfoLogger: info, spinner: l.spinner}
+}
+
+// spinnerInfoLogger logs through InfoLogger with the spinner line cleared.
+type spinnerInfoLogger struct {
+	log.InfoLogger
+	spinner *spinner
+}
+
+func (l spinnerInfoLogger) Info(message string) {
+	l.spinner.around(func() { l.InfoLogger.Info(message) })
+}
+
+func (l spinnerInfoLogger) Infof(format string, args ...interface{}) {
+	l.spinner.around(func() { l.InfoLogger.Infof(format, args...) })
 }

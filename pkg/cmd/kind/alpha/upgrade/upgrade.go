@@ -148,9 +148,6 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 		cluster.UpgradeWithOutput(streams.Out, json),
 		cluster.UpgradeWithContext(ctx),
 	}
-	if terminal := upgradecmd.Terminal(streams.ErrOut); terminal != nil {
-		options = append(options, cluster.UpgradeWithTerminal(terminal))
-	}
 	if err := cluster.Upgrade(provider, flags.Name, options...); err != nil {
 		if ctx.Err() != nil {
 			return errors.Wrapf(err, "interrupted while upgrading cluster %q: run the same command again to finish", flags.Name)
