@@ -32,10 +32,15 @@ const ProviderEnv = "KIND_EXPERIMENTAL_PROVIDER"
 const ClusterNameEnv = "KIND_CLUSTER_NAME"
 
 // ProviderOption returns the node provider named by KIND_EXPERIMENTAL_PROVIDER,
-// or the one kind detects when it is unset.
+// or nil when it names none: then cluster.NewProvider detects one, as kind
+// does.
+//
+// It mirrors kind's internal runtime.GetDefault, which kind's commands use:
+// sigs.k8s.io/kind/pkg/internal/runtime cannot be imported from here.
 func ProviderOption(logger log.Logger) cluster.ProviderOption {
 	switch p := os.Getenv(ProviderEnv); p {
 	case "":
+		return nil
 	case "docker":
 		return cluster.ProviderWithDocker()
 	case "podman":
@@ -46,15 +51,14 @@ func ProviderOption(logger log.Logger) cluster.ProviderOption {
 		return cluster.ProviderWithNerdctl(p)
 	default:
 		logger.Warnf("ignoring unknown value %q for KIND_EXPERIMENTAL_PROVIDER", p)
+		return nil
 	}
-	option, err := cluster.DetectNodeProvider()
-	if err != nil || option == nil {
-		return cluster.ProviderWithDocker()
-	}
-	return option
 }
 
 // DefaultClusterName is KIND_CLUSTER_NAME, or kind's default name.
+//
+// It mirrors kind's internal cli.OverrideDefaultName: the package
+// sigs.k8s.io/kind/pkg/internal/cli cannot be imported from here.
 func DefaultClusterName() string {
 	if name := os.Getenv(ClusterNameEnv); name != "" {
 		return name

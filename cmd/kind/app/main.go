@@ -76,7 +76,9 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 }
 
 // quiet reports whether -q/--quiet is among args, before cobra parses them,
-// so that nothing at all reaches stderr.
+// so that nothing at all reaches stderr. It mirrors the quiet handling of
+// sigs.k8s.io/kind/cmd/kind/app.Run, which runs only kind's own command
+// tree (no alpha) and keeps its flag check unexported.
 func quiet(args []string) bool {
 	flags := pflag.NewFlagSet("quiet", pflag.ContinueOnError)
 	flags.ParseErrorsWhitelist.UnknownFlags = true
@@ -86,6 +88,8 @@ func quiet(args []string) bool {
 	return *q
 }
 
+// logError reports err as kind's app.Run does; kind's logError is
+// unexported, so it is mirrored here.
 func logError(logger log.Logger, err error) {
 	red := func(s string) string { return s }
 	if cmd.ColorEnabled(logger) {

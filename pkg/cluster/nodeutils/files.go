@@ -32,7 +32,9 @@ import (
 
 // WriteFile streams r into dest on the node. The content is written to a
 // temporary file beside dest which is renamed over dest once complete, so
-// dest is either absent, the old content or the whole new content.
+// dest is either absent, the old content or the whole new content. (kind's
+// nodeutils.WriteFile takes the content as a string, writes dest in place
+// and takes no context.)
 func WriteFile(ctx context.Context, n nodes.Node, dest string, mode os.FileMode, r io.Reader) error {
 	tmp := dest + ".tmp"
 	if err := n.CommandContext(ctx, "mkdir", "-p", path.Dir(dest)).Run(); err != nil {

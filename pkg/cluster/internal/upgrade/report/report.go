@@ -94,7 +94,8 @@ func (s Scope) String() string {
 	return strings.Join(parts, ": ")
 }
 
-// Reporter reports progress. It is safe for concurrent use.
+// Reporter reports progress. It is safe for concurrent use. Its status
+// lines and spinner mirror kind's cli.Status, which is internal to kind.
 type Reporter struct {
 	logger  log.Logger
 	spinner *spinner

@@ -162,7 +162,10 @@ func checkStaged(ctx *actions.Context, n nodes.Node) error {
 }
 
 // importImages streams archives into the node's containerd, then gives
-// each image the name kubeadm expects.
+// each image the name kubeadm expects. The import mirrors kind's
+// nodeutils.LoadImageArchive, which cannot be used: it takes no context (so
+// Ctrl-C could not stop an import) and reads containerd's configuration
+// again for every archive.
 func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact) error {
 	out, err := exec.Output(n.CommandContext(ctx, "containerd", "config", "dump"))
 	if err != nil {
@@ -200,7 +203,9 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 }
 
 // ParseSnapshotter returns the snapshotter of containerd's CRI plugin from
-// `containerd config dump` (config versions 2, 3 and 4).
+// `containerd config dump` (config versions 2, 3 and 4). It mirrors kind's
+// unexported parseSnapshotter in sigs.k8s.io/kind/pkg/cluster/nodeutils,
+// which only its LoadImageArchive uses.
 func ParseSnapshotter(config []byte) (string, error) {
 	var cfg struct {
 		Version int                               `toml:"version"`
