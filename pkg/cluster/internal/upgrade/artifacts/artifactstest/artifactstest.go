@@ -2,7 +2,7 @@
 Copyright 2026 The kind-upgrade Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this File except in compliance with the License.
+you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
     http://www.apache.org/licenses/LICENSE-2.0
@@ -229,7 +229,7 @@ func DockerArchive(t testing.TB, images ...Image) []File {
 }
 
 // OCIArchive returns the files of an OCI layout holding images, each named
-// in index.json by the annotations nameAnnotations returns for its tags.
+// in index.json by the annotations annotate returns for its tags.
 func OCIArchive(t testing.TB, annotate func(tag string) map[string]string, images ...Image) []File {
 	t.Helper()
 	files := []File{
