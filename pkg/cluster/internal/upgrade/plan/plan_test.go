@@ -86,13 +86,13 @@ func TestDecide(t *testing.T) {
 
 func TestParseVersion(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]string{
-		"v1.34.4":        "1.34.4",
-		" v1.35.0-rc.1 ": "1.35.0-rc.1",
+	for _, tc := range []struct{ in, want string }{
+		{"v1.34.4", "1.34.4"},
+		{"v1.35.0-rc.1\n", "1.35.0-rc.1"},
 	} {
-		got, err := ParseVersion(in)
-		if err != nil || got.String() != want {
-			t.Errorf("ParseVersion(%q) = %v, %v; want %s", in, got, err, want)
+		got, err := ParseVersion(tc.in)
+		if err != nil || got.String() != tc.want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"not a version", "Kubernetes v1.34.4"} {
