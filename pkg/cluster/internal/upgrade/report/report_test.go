@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -29,37 +30,56 @@ import (
 	"sigs.k8s.io/kind/pkg/log"
 )
 
-// lineLogger records V(0) lines.
-type lineLogger struct {
-	mu    sync.Mutex
-	lines []string
+// terminal is a terminal both the spinner and a termLogger write to.
+type terminal struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
-func (l *lineLogger) Warn(message string)                       { l.add(message) }
-func (l *lineLogger) Warnf(format string, args ...interface{})  { l.add(fmt.Sprintf(format, args...)) }
-func (l *lineLogger) Error(message string)                      { l.add(message) }
-func (l *lineLogger) Errorf(format string, args ...interface{}) { l.add(fmt.Sprintf(format, args...)) }
-func (l *lineLogger) V(level log.Level) log.InfoLogger {
+func (t *terminal) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.Write(p)
+}
+
+func (t *terminal) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
+// termLogger writes lines to a terminal, like kind's CLI logger, and
+// counts the calls to SetWriter, which kind's CLI logger has too.
+type termLogger struct {
+	w          io.Writer
+	setWriters int
+}
+
+func (l *termLogger) SetWriter(w io.Writer)                     { l.setWriters++; l.w = w }
+func (l *termLogger) Warn(message string)                       { l.line(message) }
+func (l *termLogger) Warnf(format string, args ...interface{})  { l.line(fmt.Sprintf(format, args...)) }
+func (l *termLogger) Error(message string)                      { l.line(message) }
+func (l *termLogger) Errorf(format string, args ...interface{}) { l.line(fmt.Sprintf(format, args...)) }
+func (l *termLogger) V(level log.Level) log.InfoLogger {
 	if level > 0 {
 		return log.NoopInfoLogger{}
 	}
-	return infoLogger{l}
+	return termInfoLogger{l}
 }
-func (l *lineLogger) add(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, s)
+func (l *termLogger) line(s string) { fmt.Fprintln(l.w, s) }
+
+type termInfoLogger struct{ l *termLogger }
+
+func (i termInfoLogger) Info(message string) { i.l.line(message) }
+func (i termInfoLogger) Infof(format string, args ...interface{}) {
+	i.l.line(fmt.Sprintf(format, args...))
 }
-
-type infoLogger struct{ l *lineLogger }
-
-func (i infoLogger) Info(message string)                      { i.l.add(message) }
-func (i infoLogger) Infof(format string, args ...interface{}) { i.l.add(fmt.Sprintf(format, args...)) }
-func (i infoLogger) Enabled() bool                            { return true }
+func (i termInfoLogger) Enabled() bool { return true }
 
 func TestStatusLinesAndEvents(t *testing.T) {
 	t.Parallel()
-	logger := &lineLogger{}
+	term := &terminal{}
+	logger := &termLogger{w: term}
 	var out bytes.Buffer
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r := New(logger, WithJSON(&out), WithClock(func() time.Time {
@@ -84,7 +104,7 @@ func TestStatusLinesAndEvents(t *testing.T) {
 		" • kubelets: kind-worker: restarting the kubelet ...",
 		" ✗ kubelets: kind-worker: restarting the kubelet (1.5s)",
 	}
-	if got := strings.Join(logger.lines, "\n"); got != strings.Join(want, "\n") {
+	if got := strings.TrimSuffix(term.String(), "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("status lines:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 	var events []Event

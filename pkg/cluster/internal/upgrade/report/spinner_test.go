@@ -17,62 +17,13 @@ limitations under the License.
 package report
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/kind/pkg/log"
 )
-
-// terminal is a terminal both the spinner and a termLogger write to.
-type terminal struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (t *terminal) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.buf.Write(p)
-}
-
-func (t *terminal) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.buf.String()
-}
-
-// termLogger writes lines to a terminal, like kind's CLI logger, and
-// counts the calls to SetWriter, which kind's CLI logger has too.
-type termLogger struct {
-	w          io.Writer
-	setWriters int
-}
-
-func (l *termLogger) SetWriter(w io.Writer)                     { l.setWriters++; l.w = w }
-func (l *termLogger) Warn(message string)                       { l.line(message) }
-func (l *termLogger) Warnf(format string, args ...interface{})  { l.line(fmt.Sprintf(format, args...)) }
-func (l *termLogger) Error(message string)                      { l.line(message) }
-func (l *termLogger) Errorf(format string, args ...interface{}) { l.line(fmt.Sprintf(format, args...)) }
-func (l *termLogger) V(level log.Level) log.InfoLogger {
-	if level > 0 {
-		return log.NoopInfoLogger{}
-	}
-	return termInfoLogger{l}
-}
-func (l *termLogger) line(s string) { fmt.Fprintln(l.w, s) }
-
-type termInfoLogger struct{ l *termLogger }
-
-func (i termInfoLogger) Info(message string) { i.l.line(message) }
-func (i termInfoLogger) Infof(format string, args ...interface{}) {
-	i.l.line(fmt.Sprintf(format, args...))
-}
-func (i termInfoLogger) Enabled() bool { return true }
 
 const clearLine = "\r\x1b[2K"
 
