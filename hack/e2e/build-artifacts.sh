@@ -40,7 +40,10 @@ source "${E2E_DIR}/build-kubernetes.sh"
 
 E2E_NODE_VERSION="${E2E_NODE_VERSION:-v1.33.13}"
 E2E_UPGRADE_VERSION="${E2E_UPGRADE_VERSION:-v1.34.4}"
-CRICTL_VERSION="${CRICTL_VERSION:-v1.34.0}"
+# the newest version of its Go module the proxy serves (kind ships v0.0.34)
+LOCAL_PATH_PROVISIONER_VERSION="${LOCAL_PATH_PROVISIONER_VERSION:-v0.0.30}"
+# this repository's kind: its `build node-image` is kind's builder
+KIND="${KIND:-$(cd "${E2E_DIR}/../.." && pwd)/bin/kind}"
 DEBIAN_SUITE="${DEBIAN_SUITE:-bookworm}"
 # Prefix of the Docker images this script names itself (node, base, canary).
 E2E_IMAGE_PREFIX="${E2E_IMAGE_PREFIX:-kind-upgrade-e2e}"
@@ -50,20 +53,17 @@ CANARY_IMAGE="${E2E_IMAGE_PREFIX}/canary:v1"
 # with different caches must not interleave there.
 DOCKER_TAG_LOCK="${TMPDIR:-/tmp}/kind-upgrade-e2e-docker-tags.lock"
 KEY_LABEL="io.kind-upgrade-e2e.key"
-BUILD_CONTAINER_PREFIX="${E2E_IMAGE_PREFIX}-build-"
+
+# shellcheck source-path=SCRIPTDIR source=build-base.sh
+source "${E2E_DIR}/build-base.sh"
+# shellcheck source-path=SCRIPTDIR source=build-node.sh
+source "${E2E_DIR}/build-node.sh"
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod
 export DOCKER_BUILDKIT=0
 umask 022
 
-NODE_PACKAGES=(
-  systemd systemd-sysv dbus containerd runc iptables iproute2
-  containernetworking-plugins conntrack ethtool socat ebtables kmod procps
-  ca-certificates libseccomp2 mount util-linux iputils-ping netbase
-)
-# kube-proxy runs iptables-save/-restore, conntrack, and nft (it cleans up
-# the other mode's rules at start).
-PROXY_PACKAGES=(iptables nftables conntrack ipset kmod)
+PROXY_PACKAGES=(iptables nftables conntrack ipset kmod iproute2)
 
 # ---------------------------------------------------------------- helpers
 
@@ -146,6 +146,16 @@ import_dir() {
     docker import "${changes[@]}" - "${name}" >/dev/null
 }
 
+# docker_build CONTEXT NAME: a legacy-builder `docker build` of CONTEXT as
+# NAME (the client's deprecation notice is only shown with a failure).
+docker_build() {
+  local out
+  out="$(docker build -q --force-rm -t "$2" "$1" 2>&1)" || {
+    printf '%s\n' "${out}" >&2
+    return 1
+  }
+}
+
 # save_images OUT_TAR NAME...: docker-archive holding the given tags.
 save_images() {
   local out="$1"
@@ -200,26 +210,28 @@ build_crictl() {
   reports "$1/crictl --version" "version $2"
 }
 
-# build_helpers OUT: pause and canary, from this repository.
+# build_helpers OUT: pause, canary, the registry mirror and kindnetd, from
+# this repository.
 build_helpers() {
-  (cd "${E2E_DIR}" && go build -trimpath -ldflags "-s -w" -o "$1/" ./pause ./canary)
+  (cd "${E2E_DIR}" && go build -trimpath -ldflags "-s -w" -o "$1/" ./pause ./canary ./mirror ./kindnetd)
 }
 
 # -------------------------------------------------------- root file systems
 
-# build_rootfs OUT PACKAGES: a debootstrapped Debian tree as OUT/rootfs.tar.
+# build_rootfs OUT SUITE PACKAGES: a debootstrapped Debian tree as
+# OUT/rootfs.tar.
 build_rootfs() {
-  local out="$1" packages="$2"
+  local out="$1" suite="$2" packages="$3"
   command -v debootstrap >/dev/null || {
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
   }
   local root="${out}/root" mirror
   mirror="$(debian_mirror)"
-  mkdir -p "${E2E_CACHE}/debs"
-  log "debootstrap ${DEBIAN_SUITE} from ${mirror}: ${packages}"
+  mkdir -p "${E2E_CACHE}/debs/${suite}"
+  log "debootstrap ${suite} from ${mirror}: ${packages}"
   with_lock debs debootstrap --variant=minbase --include="${packages}" \
-    --cache-dir="${E2E_CACHE}/debs" "${DEBIAN_SUITE}" "${root}" "${mirror}" >"${out}/debootstrap.log" 2>&1 ||
+    --cache-dir="${E2E_CACHE}/debs/${suite}" "${suite}" "${root}" "${mirror}" >"${out}/debootstrap.log" 2>&1 ||
     {
       tail -n 30 "${out}/debootstrap.log" >&2
       return 1
@@ -243,53 +255,6 @@ build_rootfs() {
 }
 
 # ------------------------------------------------------------ base images
-
-# build_base_image OUT ROOTFS_DIR: the kind-compatible base (systemd,
-# containerd, our entrypoint and units), no Kubernetes bits.
-build_base_image() {
-  local out="$1" rootfs="$2"
-  local name="${E2E_IMAGE_PREFIX}/base:${DEBIAN_SUITE}" tmp_name="${E2E_IMAGE_PREFIX}/base-rootfs:build-$$"
-  local old
-  old="$(image_id "${name}")"
-  docker import - "${tmp_name}" <"${rootfs}/rootfs.tar" >/dev/null
-  local ctx="${out}/.ctx"
-  local o="${ctx}/overlay"
-  mkdir -p "${o}/usr/local/bin" "${o}/etc/systemd/system/kubelet.service.d" \
-    "${o}/etc/systemd/system/multi-user.target.wants" "${o}/etc/containerd" "${o}/kind/manifests"
-  install -m 0755 "${E2E_DIR}/node/entrypoint.sh" "${o}/usr/local/bin/entrypoint"
-  install -m 0644 "${E2E_DIR}/node/kubelet.service" "${o}/etc/systemd/system/kubelet.service"
-  install -m 0644 "${E2E_DIR}/node/10-kubeadm.conf" "${o}/etc/systemd/system/kubelet.service.d/10-kubeadm.conf"
-  install -m 0644 "${E2E_DIR}/node/containerd-config.toml" "${o}/etc/containerd/config.toml"
-  install -m 0644 "${E2E_DIR}/node/default-storage.yaml" "${o}/kind/manifests/default-storage.yaml"
-  install -m 0644 "${E2E_DIR}/node/default-cni.yaml" "${o}/kind/manifests/default-cni.yaml"
-  printf 'runtime-endpoint: unix:///run/containerd/containerd.sock\nimage-endpoint: unix:///run/containerd/containerd.sock\ntimeout: 30\n' \
-    >"${o}/etc/crictl.yaml"
-  ln -s /etc/systemd/system/kubelet.service "${o}/etc/systemd/system/multi-user.target.wants/kubelet.service"
-  ln -s /lib/systemd/system/containerd.service "${o}/etc/systemd/system/multi-user.target.wants/containerd.service"
-  # Units that make no sense in a container.
-  local unit
-  for unit in getty.target console-getty.service systemd-udevd.service systemd-udev-trigger.service \
-    systemd-modules-load.service systemd-remount-fs.service systemd-firstboot.service \
-    sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount dev-hugepages.mount \
-    systemd-journald-audit.socket apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
-    fstrim.timer e2scrub_reap.service systemd-hwdb-update.service; do
-    ln -sf /dev/null "${o}/etc/systemd/system/${unit}"
-  done
-  cat >"${ctx}/Dockerfile" <<EOF
-FROM ${tmp_name}
-COPY overlay/ /
-ENV container=docker
-STOPSIGNAL SIGRTMIN+3
-LABEL ${KEY_LABEL}="$(basename "${out}")"
-ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]
-EOF
-  docker build -q --force-rm -t "${name}" "${ctx}" >/dev/null
-  remove_images "${tmp_name}"
-  rm -rf "${ctx}"
-  record_image "${out}" "${name}"
-  drop_replaced "${old}" "${name}"
-}
-build_base_image_valid() { docker_image_entry_valid "$1"; }
 
 build_proxy_base_image() {
   local out="$1" rootfs="$2" name="${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}"
@@ -335,16 +300,18 @@ static_image_tar() {
   remove_images "$@"
 }
 
-# build_kube_proxy_tar OUT BIN_DIR NAME: kube-proxy on the Debian proxy base
-# (iptables, conntrack), its iptables commands picking the host's backend.
-build_kube_proxy_tar() {
-  with_file_lock "${DOCKER_TAG_LOCK}" kube_proxy_tar "$@"
+# build_debian_tool_tar OUT BIN ENTRYPOINT_JSON CMD_JSON NAME: BIN (in
+# /usr/local/bin) on the Debian proxy base (iptables, conntrack, ip), its
+# iptables commands picking the backend the node uses. kube-proxy and
+# kindnetd images.
+build_debian_tool_tar() {
+  with_file_lock "${DOCKER_TAG_LOCK}" debian_tool_tar "$@"
 }
-kube_proxy_tar() {
-  local out="$1" bin="$2" name="$3"
+debian_tool_tar() {
+  local out="$1" bin="$2" entrypoint="$3" cmd="$4" name="$5"
   local ctx="${out}/.ctx"
   mkdir -p "${ctx}/files/usr/local/bin" "${ctx}/files/usr/local/sbin" "${ctx}/files/usr/sbin"
-  install -m 0755 "${bin}/kube-proxy" "${ctx}/files/usr/local/bin/kube-proxy"
+  install -m 0755 "${bin}" "${ctx}/files/usr/local/bin/$(basename "${bin}")"
   install -m 0755 "${E2E_DIR}/kube-proxy/iptables-auto.sh" "${ctx}/files/usr/local/sbin/iptables-auto"
   local c
   for c in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
@@ -353,80 +320,15 @@ kube_proxy_tar() {
   cat >"${ctx}/Dockerfile" <<EOF
 FROM ${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}
 COPY files/ /
-CMD ["/usr/local/bin/kube-proxy"]
+ENTRYPOINT ${entrypoint}
+CMD ${cmd}
 EOF
-  docker build -q --force-rm -t "${name}" "${ctx}" >/dev/null
+  docker_build "${ctx}" "${name}"
   rm -rf "${ctx}"
   save_images "${out}/image.tar" "${name}"
   printf '%s\n' "${name}" >"${out}/image-names"
   remove_images "${name}"
 }
-
-# ------------------------------------------------------------ node image
-
-# node_exec NAME CMD...: runs CMD in the node build container.
-node_exec() {
-  local name="$1"
-  shift
-  docker exec "${name}" "$@"
-}
-
-# build_node_image OUT VERSION KUBE_DIR CRICTL_DIR BASE_IMAGE PAUSE_IMAGE TAR...
-build_node_image() {
-  local out="$1" version="$2" kube="$3" crictl="$4" base="$5" pause="$6"
-  shift 6
-  local image="${NODE_IMAGE_REPO}:${version}"
-  local name="${BUILD_CONTAINER_PREFIX}node-${version}" old
-  old="$(image_id "${image}")"
-  # A container of this name can only be a leftover of an interrupted run:
-  # building this entry is serialized by its lock.
-  docker rm -f "${name}" >/dev/null 2>&1 || true
-
-  local stage="${out}/.stage"
-  mkdir -p "${stage}/usr/bin" "${stage}/usr/local/bin" "${stage}/kind" "${stage}/etc/containerd"
-  local b
-  for b in kubeadm kubelet kubectl; do
-    install -m 0755 "${kube}/${b}" "${stage}/usr/bin/${b}"
-  done
-  install -m 0755 "${crictl}/crictl" "${stage}/usr/local/bin/crictl"
-  printf '%s\n' "${version}" >"${stage}/kind/version"
-  sed "s|@SANDBOX_IMAGE@|${pause}|" "${E2E_DIR}/node/containerd-config.toml" >"${stage}/etc/containerd/config.toml"
-
-  docker run -d --privileged --name "${name}" --entrypoint /usr/bin/sleep "${base}" infinity >/dev/null
-  tar -C "${stage}" --numeric-owner --owner=0 --group=0 -cf - usr kind etc | docker cp - "${name}:/"
-  rm -rf "${stage}"
-
-  # A private containerd (content store only: overlay on overlay cannot
-  # unpack; the CRI unpacks on first use) to import the archives.
-  # shellcheck disable=SC2016 # expanded by the node's shell
-  docker exec -d "${name}" sh -c 'echo $$ >/run/e2e-containerd.pid; exec containerd >/run/e2e-containerd.log 2>&1'
-  local deadline=$((SECONDS + 60))
-  until node_exec "${name}" ctr version >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || {
-      node_exec "${name}" cat /run/e2e-containerd.log >&2 || true
-      die "containerd did not start in ${name}"
-    }
-    sleep 0.5
-  done
-  local tar
-  for tar in "$@"; do
-    log "preloading $(basename "$(dirname "${tar}")") into ${image}"
-    docker exec -i "${name}" ctr -n k8s.io images import --no-unpack --all-platforms - <"${tar}" >/dev/null
-  done
-  # shellcheck disable=SC2016 # expanded by the node's shell
-  node_exec "${name}" sh -c 'kill "$(cat /run/e2e-containerd.pid)"; while kill -0 "$(cat /run/e2e-containerd.pid)" 2>/dev/null; do sleep 0.2; done'
-  node_exec "${name}" sh -c 'rm -rf /run/containerd /run/e2e-containerd.* /tmp/* && : >/etc/machine-id'
-
-  docker commit \
-    --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
-    --change 'CMD []' \
-    --change "LABEL ${KEY_LABEL}=$(basename "${out}")" \
-    "${name}" "${image}" >/dev/null
-  docker rm -f "${name}" >/dev/null
-  record_image "${out}" "${image}"
-  drop_replaced "${old}" "${image}"
-}
-build_node_image_valid() { docker_image_entry_valid "$1"; }
 
 # ------------------------------------------------------- upgrade artifacts
 
@@ -452,9 +354,10 @@ build_image_dir() {
     link_or_copy "${d}/image.tar" "${bin}/${comp}.tar"
     printf '%s' "${version}" >"${bin}/${comp}.docker_tag"
   done
-  link_or_copy "${etcd}/image.tar" "${out}/etcd.tar"
-  link_or_copy "${coredns}/image.tar" "${out}/coredns.tar"
-  link_or_copy "${pause}/image.tar" "${out}/pause.tar"
+  # not in a release: etcd, CoreDNS and pause archives beside it
+  [[ -z "${etcd}" ]] || link_or_copy "${etcd}/image.tar" "${out}/etcd.tar"
+  [[ -z "${coredns}" ]] || link_or_copy "${coredns}/image.tar" "${out}/coredns.tar"
+  [[ -z "${pause}" ]] || link_or_copy "${pause}/image.tar" "${out}/pause.tar"
 }
 
 # ---------------------------------------------------------------- main
@@ -472,19 +375,18 @@ lock_free() {
   return 1
 }
 
-# cleanup_leftovers removes what interrupted runs left in Docker: node build
-# containers and temporary base tags whose entry nobody is building.
+# cleanup_leftovers removes what interrupted runs left in Docker: the
+# mirror, kind's node build containers and temporary base tags, unless a
+# build holds their entry's lock.
 cleanup_leftovers() {
-  local c v
-  for c in $(docker ps -a --format '{{.Names}}' | grep "^${BUILD_CONTAINER_PREFIX}node-" || true); do
-    v="${c#"${BUILD_CONTAINER_PREFIX}node-"}"
-    if lock_free "images_node-${v}"; then
+  local c
+  if lock_free images_kind-base && lock_free images_node-"${E2E_NODE_VERSION}"; then
+    stop_mirror
+    for c in $(docker ps -a --format '{{.Names}}' | grep '^kind-build-' || true); do
       log "removing leftover build container ${c}"
       docker rm -f "${c}" >/dev/null 2>&1 || true
-    fi
-  done
-  if lock_free images_base; then
-    for c in $(docker images --format '{{.Repository}}:{{.Tag}}' "${E2E_IMAGE_PREFIX}/base-rootfs"); do
+    done
+    for c in $(docker images --format '{{.Repository}}:{{.Tag}}' "${E2E_IMAGE_PREFIX}/kind-base-rootfs"); do
       log "removing leftover image ${c}"
       remove_images "${c}"
     done
@@ -517,7 +419,7 @@ ensure_static_image() {
 # version_images VERSION SUFFIX: builds the image archives VERSION needs
 # (control-plane names get SUFFIX, e.g. -amd64) and sets the globals
 # CP_DIRS (apiserver, controller-manager, scheduler, proxy), ETCD_DIR,
-# COREDNS_DIR, PAUSE_DIR, PAUSE_IMAGE.
+# COREDNS_DIR, PAUSE_DIR.
 version_images() {
   local version="$1" suffix="$2"
   local kube="${E2E_CACHE}/bin/kubernetes/${version}"
@@ -539,7 +441,6 @@ version_images() {
   ensure_static_image COREDNS_DIR "${d}/coredns" '["/coredns"]' '[]' "registry.k8s.io/coredns/coredns:${coredns_tag}"
 
   ensure_static_image PAUSE_DIR "${HELPERS_DIR}/pause" '["/pause"]' '[]' "registry.k8s.io/pause:${pause_tag}"
-  PAUSE_IMAGE="registry.k8s.io/pause:${pause_tag}"
 
   CP_DIRS=""
   local c out
@@ -549,9 +450,9 @@ version_images() {
   done
   local pname="registry.k8s.io/kube-proxy${suffix}:${version}"
   local pentry="kube-proxy${suffix}_${version}"
-  out="$(cached images "${pentry}" "$(mkkey "${pentry}" "=$(declare -f kube_proxy_tar save_images)" \
+  out="$(cached images "${pentry}" "$(mkkey "${pentry}" "=$(declare -f debian_tool_tar docker_build save_images)" \
     "${E2E_DIR}/kube-proxy/iptables-auto.sh" "=$(stamp_of "${kube}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
-    build_kube_proxy_tar "${kube}" "${pname}")"
+    build_debian_tool_tar "${kube}/kube-proxy" '[]' '["/usr/local/bin/kube-proxy"]' "${pname}")"
   CP_DIRS+="${out}"
 
   # Cross-check: every image kubeadm wants is among what was built.
@@ -564,19 +465,35 @@ version_images() {
   done <<<"${list}"
 }
 
-# ensure_rootfs node|proxy: the cached debootstrap tree of that image.
-ensure_rootfs() {
-  local pkgs=()
-  case "$1" in
-  node) pkgs=("${NODE_PACKAGES[@]}") ;;
-  proxy) pkgs=("${PROXY_PACKAGES[@]}") ;;
-  *) die "unknown rootfs $1" ;;
-  esac
-  cached rootfs "$1-${DEBIAN_SUITE}" "$(mkkey "$1-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${pkgs[*]}")" \
-    build_rootfs "$(
+
+# ensure_proxy_rootfs: the cached Debian tree of the kube-proxy and kindnetd
+# images.
+ensure_proxy_rootfs() {
+  cached rootfs "proxy-${DEBIAN_SUITE}" "$(mkkey "proxy-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${PROXY_PACKAGES[*]}")" \
+    build_rootfs "${DEBIAN_SUITE}" "$(
       IFS=,
-      echo "${pkgs[*]}"
+      echo "${PROXY_PACKAGES[*]}"
     )"
+}
+
+# ensure_kind_rootfs: the cached Debian tree of kind's base image: kind's
+# suite and package list.
+ensure_kind_rootfs() {
+  local packages
+  packages="$(kind_base_packages "${KIND_BASE}/Dockerfile")"
+  cached rootfs "kind-base-${KIND_BASE_SUITE}" "$(mkkey "kind-base-${KIND_BASE_SUITE}" "=$(declare -f build_rootfs)" "=${packages}")" \
+    build_rootfs "${KIND_BASE_SUITE}" "${packages}"
+}
+
+# ensure_component VAR NAME ARG FUNC [ARGS...]: a cached Go build of one of
+# the base image's components, keyed by the recipe and the Go version.
+ensure_component() {
+  local var="$1" name="$2" version="$3" fn="$4"
+  shift 4
+  local path
+  path="$(cached "bin/${name}" "${version}" "$(mkkey "${version}" "=$(declare -f "${fn}" go_cmd_build go_module_build)" "=$*" "=$(go env GOVERSION)")" \
+    "${fn}" "${version}" "$@")"
+  printf -v "${var}" '%s' "${path}"
 }
 
 ensure_canary() {
@@ -588,17 +505,83 @@ ensure_canary() {
   fi
 }
 
+# build_local_path_helper_tar OUT NAME: the helper image kind's storage
+# manifest runs for volume set-up and teardown (sh, mkdir, rm): Debian's
+# static busybox.
+build_local_path_helper_tar() {
+  with_file_lock "${DOCKER_TAG_LOCK}" local_path_helper_tar "$@"
+}
+local_path_helper_tar() {
+  local out="$1" name="$2" root="$1/.root"
+  ensure_host_packages busybox-static
+  minimal_root "${root}"
+  install -D -m 0755 /bin/busybox "${root}/bin/busybox"
+  local applet
+  for applet in sh mkdir rm ls cat; do
+    ln -s busybox "${root}/bin/${applet}"
+  done
+  import_dir "${root}" "${name}" 'ENV PATH=/usr/local/bin:/usr/bin:/bin' 'CMD ["/bin/sh"]'
+  rm -rf "${root}"
+  save_images "${out}/image.tar" "${name}"
+  printf '%s\n' "${name}" >"${out}/image-names"
+  remove_images "${name}"
+}
+
+# build_mirror_archives OUT DIR...: the archives the mirror serves to kind's
+# node builder, as hard links to the cached image entries.
+build_mirror_archives() {
+  local out="$1" d
+  shift
+  for d in "$@"; do
+    link_or_copy "${d}/image.tar" "${out}/$(basename "${d}").tar"
+  done
+}
+
+# ensure_addon_images: kindnetd, local-path-provisioner and its helper under
+# the names kind's manifests use (read from the kind module); sets
+# KINDNETD_DIR, LOCAL_PATH_DIR, LOCAL_PATH_HELPER_DIR.
+ensure_addon_images() {
+  local nodeimage="${KIND_MODULE}/pkg/build/nodeimage" name entry
+  name="$(kind_go_const "${nodeimage}/const_cni.go" kindnetdImage)"
+  entry="$(sed 's|/|_|g; s|:|_|' <<<"${name}")"
+  KINDNETD_DIR="$(cached images "${entry}" "$(mkkey "${entry}" "=$(declare -f debian_tool_tar docker_build save_images)" \
+    "${E2E_DIR}/kube-proxy/iptables-auto.sh" "=$(stamp_of "${HELPERS_DIR}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
+    build_debian_tool_tar "${HELPERS_DIR}/kindnetd" '["/usr/local/bin/kindnetd"]' '[]' "${name}")"
+
+  local lpp
+  ensure_component lpp local-path-provisioner "${LOCAL_PATH_PROVISIONER_VERSION}" build_local_path_provisioner
+  name="$(kind_go_const "${nodeimage}/const_storage.go" storageProvisionerImage)"
+  ensure_static_image LOCAL_PATH_DIR "${lpp}/local-path-provisioner" '[]' '["/usr/local/bin/local-path-provisioner"]' "${name}"
+
+  name="$(kind_go_const "${nodeimage}/const_storage.go" storageHelperImage)"
+  entry="$(sed 's|/|_|g; s|:|_|' <<<"${name}")"
+  LOCAL_PATH_HELPER_DIR="$(cached images "${entry}" "$(mkkey "${entry}" "=$(declare -f local_path_helper_tar minimal_root import_dir save_images)")" \
+    build_local_path_helper_tar "${name}")"
+}
+
+# build_local_path_provisioner OUT VERSION
+build_local_path_provisioner() {
+  go_module_build "$1" local-path-provisioner github.com/rancher/local-path-provisioner \
+    github.com/rancher/local-path-provisioner "$2" "" "" "-X main.VERSION=$2"
+}
+
 main() {
   [[ "$(id -u)" == 0 ]] || die "must run as root (debootstrap, Docker)"
   local start=${SECONDS}
   "${E2E_DIR}/docker-setup.sh"
   mkdir -p "${E2E_CACHE}"
   log "cache: ${E2E_CACHE}"
+  [[ -x "${KIND}" ]] || die "no kind binary at ${KIND}: run make build"
+
+  KIND_MODULE="$(kind_module_dir)"
+  KIND_BASE="${KIND_MODULE}/images/base"
+  KIND_BASE_SUITE="${KIND_BASE_SUITE:-$(kind_base_suite "${KIND_BASE}/Dockerfile")}"
+  log "kind's recipe: ${KIND_MODULE} (Debian ${KIND_BASE_SUITE})"
   cleanup_leftovers
 
   # The Debian trees mostly download: build them while Kubernetes compiles.
   local rootfs_pid
-  (ensure_rootfs node && ensure_rootfs proxy) >/dev/null &
+  (ensure_kind_rootfs && ensure_proxy_rootfs) >/dev/null &
   rootfs_pid=$!
 
   # Kubernetes first: by far the longest build.
@@ -609,42 +592,69 @@ main() {
   local kube_node="${E2E_CACHE}/bin/kubernetes/${E2E_NODE_VERSION}"
   local kube_up="${E2E_CACHE}/bin/kubernetes/${E2E_UPGRADE_VERSION}"
 
-  HELPERS_DIR="$(cached bin helpers "$(mkkey helpers "=$(declare -f build_helpers)" "${E2E_DIR}/pause/main.go" "${E2E_DIR}/canary/main.go" "${E2E_DIR}/go.mod" "=$(go env GOVERSION)")" build_helpers)"
-  local crictl
-  crictl="$(cached bin/crictl "${CRICTL_VERSION}" "$(mkkey "${CRICTL_VERSION}" "=$(declare -f build_crictl go_module_build)" "=$(go env GOVERSION)")" build_crictl "${CRICTL_VERSION}")"
+  HELPERS_DIR="$(cached bin helpers "$(mkkey helpers "=$(declare -f build_helpers)" "${E2E_DIR}"/go.mod \
+    "${E2E_DIR}"/pause/*.go "${E2E_DIR}"/canary/*.go "${E2E_DIR}"/mirror/*.go "${E2E_DIR}"/kindnetd/*.go "=$(go env GOVERSION)")" build_helpers)"
+
+  # kind's base image components, at the versions its Dockerfile names
+  local dockerfile="${KIND_BASE}/Dockerfile" containerd runc crictl cni fuse
+  ensure_component containerd containerd "$(kind_dockerfile_arg "${dockerfile}" CONTAINERD_VERSION)" build_containerd \
+    "$(kind_dockerfile_arg "${dockerfile}" BUILDTAGS)"
+  ensure_component runc runc "$(kind_dockerfile_arg "${dockerfile}" RUNC_VERSION)" build_runc
+  ensure_component crictl crictl "$(kind_dockerfile_arg "${dockerfile}" CRICTL_VERSION)" build_crictl
+  ensure_component cni cni-plugins "$(kind_dockerfile_arg "${dockerfile}" CNI_PLUGINS_VERSION)" build_cni_plugins
+  ensure_component fuse fuse-overlayfs "$(kind_dockerfile_arg "${dockerfile}" CONTAINERD_FUSE_OVERLAYFS_VERSION)" build_fuse_overlayfs
 
   wait "${rootfs_pid}" || die "building the Debian root file systems failed"
-  local node_rootfs proxy_rootfs
-  node_rootfs="$(ensure_rootfs node)"
-  proxy_rootfs="$(ensure_rootfs proxy)"
+  local kind_rootfs proxy_rootfs
+  kind_rootfs="$(ensure_kind_rootfs)"
+  proxy_rootfs="$(ensure_proxy_rootfs)"
   PROXY_BASE_DIR="$(cached images proxy-base "$(mkkey proxy-base "=$(declare -f build_proxy_base_image)" "=$(stamp_of "${proxy_rootfs}")")" \
     build_proxy_base_image "${proxy_rootfs}")"
-  local base_dir
-  base_dir="$(cached images base "$(mkkey base "=$(declare -f build_base_image)" "=$(stamp_of "${node_rootfs}")" \
-    "${E2E_DIR}"/node/entrypoint.sh "${E2E_DIR}"/node/kubelet.service "${E2E_DIR}"/node/10-kubeadm.conf \
-    "${E2E_DIR}"/node/containerd-config.toml "${E2E_DIR}"/node/default-storage.yaml "${E2E_DIR}"/node/default-cni.yaml)" \
-    build_base_image "${node_rootfs}")"
+
+  local ca base_dir base_inputs=() d
+  ca="$(cached certs mirror-ca "mirror-ca-v1" build_mirror_ca)"
+  base_inputs=("=$(declare -f build_kind_base_image install_kind_files systemd_units_like_kind host_overlay docker_build)"
+    "=${HOST_OVERLAY_NOTE}" "=${KIND_MODULE}" "=$(stamp_of "${kind_rootfs}")" "=$(stamp_of "${ca}")")
+  for d in "${containerd}" "${runc}" "${crictl}" "${cni}" "${fuse}"; do
+    base_inputs+=("=$(stamp_of "${d}")")
+  done
+  base_dir="$(cached images kind-base "$(mkkey kind-base "${base_inputs[@]}")" \
+    build_kind_base_image "${KIND_BASE}" "${kind_rootfs}" "${containerd} ${runc} ${crictl} ${cni} ${fuse}" \
+    "${E2E_IMAGE_PREFIX}/base:${KIND_BASE_SUITE}" "${ca}/ca.pem")"
 
   ensure_canary
+  ensure_addon_images
 
-  # Node image: every image kubeadm at the node version needs, preloaded.
-  version_images "${E2E_NODE_VERSION}" ""
-  local tars=() d
-  for d in ${CP_DIRS} "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}" "${CANARY_DIR}"; do
-    tars+=("${d}/image.tar")
+  # The node image: kind's builder, fed by the mirror with the images it
+  # does not build (etcd, CoreDNS, the sandbox image, the add-ons).
+  version_images "${E2E_NODE_VERSION}" "-amd64"
+  local sandbox sandbox_dir
+  sandbox="$(kind_sandbox_image "${KIND_BASE}")"
+  ensure_static_image sandbox_dir "${HELPERS_DIR}/pause" '["/pause"]' '[]' "${sandbox}"
+  local mirror_dirs=("${ETCD_DIR}" "${COREDNS_DIR}" "${sandbox_dir}" "${KINDNETD_DIR}" "${LOCAL_PATH_DIR}" "${LOCAL_PATH_HELPER_DIR}")
+  local archive_inputs=("=$(declare -f build_mirror_archives)")
+  for d in "${mirror_dirs[@]}"; do
+    archive_inputs+=("=$(stamp_of "${d}")")
   done
-  local node_key_inputs=("=$(declare -f build_node_image)" "=$(stamp_of "${base_dir}")" "=$(stamp_of "${kube_node}")"
-    "=$(stamp_of "${crictl}")" "=${PAUSE_IMAGE}")
-  for d in "${tars[@]}"; do
-    node_key_inputs+=("=$(stamp_of "$(dirname "${d}")")")
+  local archives
+  archives="$(cached artifacts "mirror-${E2E_NODE_VERSION}" "$(mkkey mirror "${archive_inputs[@]}")" \
+    build_mirror_archives "${mirror_dirs[@]}")"
+  local release_inputs=("=$(declare -f build_release_tarball build_image_dir)" "=$(stamp_of "${kube_node}")") x
+  for x in ${CP_DIRS}; do
+    release_inputs+=("=$(stamp_of "${x}")")
   done
+  local release
+  release="$(cached artifacts "release-${E2E_NODE_VERSION}" "$(mkkey "release-${E2E_NODE_VERSION}" "${release_inputs[@]}")" \
+    build_release_tarball "${E2E_NODE_VERSION}" "${kube_node}" "${CP_DIRS}")"
   local node_dir
-  node_dir="$(cached images "node-${E2E_NODE_VERSION}" "$(mkkey "node-${E2E_NODE_VERSION}" "${node_key_inputs[@]}")" \
-    build_node_image "${E2E_NODE_VERSION}" "${kube_node}" "${crictl}" "$(cat "${base_dir}/image-name")" "${PAUSE_IMAGE}" "${tars[@]}")"
+  node_dir="$(cached images "node-${E2E_NODE_VERSION}" "$(mkkey "node-${E2E_NODE_VERSION}" "=$(declare -f build_kind_node_image start_mirror)" \
+    "=$("${KIND}" version)" "=$(stamp_of "${base_dir}")" "=$(stamp_of "${release}")" "=$(stamp_of "${archives}")" "=$(stamp_of "${HELPERS_DIR}")")" \
+    build_kind_node_image "${release}/kubernetes-server-linux-amd64.tar.gz" "$(cat "${base_dir}/image-name")" \
+    "${NODE_IMAGE_REPO}:${E2E_NODE_VERSION}" "${archives}" "${ca}")"
 
   # The folder a user would bring for the upgrade.
   version_images "${E2E_UPGRADE_VERSION}" "-amd64"
-  local dir_inputs=("=$(declare -f build_image_dir)" "=$(stamp_of "${kube_up}")") x
+  local dir_inputs=("=$(declare -f build_image_dir)" "=$(stamp_of "${kube_up}")")
   for x in ${CP_DIRS} "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}"; do
     dir_inputs+=("=$(stamp_of "${x}")")
   done

@@ -48,7 +48,6 @@ echo "--image-dir: ${IMAGE_DIR}"
 say "Creating cluster ${NAME} at ${E2E_FROM_VERSION} (1 control plane, 1 worker)"
 "${KIND}" delete cluster --name "${NAME}"
 "${KIND}" create cluster --name "${NAME}" --image "${NODE_IMAGE}" --config hack/e2e/kind-config.yaml
-hack/e2e/install-cni.sh "${NAME}"
 kubectl_cp wait --for=condition=Ready --timeout=180s nodes --all
 
 say "Deploying a canary (2 replicas behind a Service)"

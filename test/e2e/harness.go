@@ -38,7 +38,6 @@ const (
 	envImageDir    = "E2E_IMAGE_DIR"    // --image-dir for the new version
 	envCanaryTar   = "E2E_CANARY_TAR"   // docker-archive of the canary image
 	envCanaryImage = "E2E_CANARY_IMAGE" // its name
-	envInstallCNI  = "E2E_INSTALL_CNI"  // hack/e2e/install-cni.sh
 	envArtifacts   = "E2E_ARTIFACTS"    // where logs, junit and timings go
 	envFrom        = "E2E_FROM"         // version the cluster starts at
 	envTo          = "E2E_TO"           // version it is upgraded to

@@ -26,18 +26,20 @@ import (
 	"time"
 )
 
+// clusterConfig is a plain kind config: kind's default CNI (kindnet) and
+// storage (local-path-provisioner) come from the node image, as on any kind
+// cluster.
 const clusterConfig = `kind: Cluster
 apiVersion: kind.x-k8s.io/v1alpha4
-networking:
-  disableDefaultCNI: true
 nodes:
 - role: control-plane
 - role: worker
 `
 
 // workloads: a 2-replica HTTP canary behind a Service (tolerating the
-// control plane, so a drain moves a replica), and a pod writing to a
-// hostPath PersistentVolume on the worker.
+// control plane, so a drain moves a replica), and a pod on the worker
+// writing to a PersistentVolume that kind's default StorageClass (the
+// local-path provisioner) provisions for its claim.
 const workloads = `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -74,22 +76,6 @@ spec:
     targetPort: 8080
 ---
 apiVersion: v1
-kind: PersistentVolume
-metadata:
-  name: canary-pv
-spec:
-  capacity: {storage: 1Gi}
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
-  storageClassName: standard
-  hostPath: {path: /var/lib/canary-pv, type: DirectoryOrCreate}
-  nodeAffinity:
-    required:
-      nodeSelectorTerms:
-      - matchExpressions:
-        - {key: kubernetes.io/hostname, operator: In, values: [WORKER]}
----
-apiVersion: v1
 kind: PersistentVolumeClaim
 metadata:
   name: canary-pvc
@@ -112,6 +98,7 @@ spec:
     metadata:
       labels: {app: pv-canary}
     spec:
+      nodeSelector: {kubernetes.io/hostname: WORKER}
       containers:
       - name: canary
         image: IMAGE
@@ -172,10 +159,6 @@ func TestIntegrationUpgrade(t *testing.T) {
 		_, err := h.run([]byte(clusterConfig), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(t, envNodeImage), "--config", "-")
 		return err
 	})
-	h.must("install pod networking", func() error {
-		_, err := h.run(nil, getenv(t, envInstallCNI), h.name)
-		return err
-	})
 	h.must("nodes Ready at "+from, func() error {
 		return eventually(3*time.Minute, func() error { return h.allAt(from) })
 	})
@@ -194,6 +177,18 @@ func TestIntegrationUpgrade(t *testing.T) {
 		return err
 	})
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
+	h.must("the claim is bound to a volume the local-path provisioner made", func() error {
+		out, err := h.kubectl("get", "pv", "-o", `jsonpath={range .items[*]}{.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/provisioned-by}{"\n"}{end}`)
+		if err == nil && !strings.Contains(out, "canary-pvc rancher.io/local-path") {
+			err = fmt.Errorf("no PersistentVolume of canary-pvc provisioned by rancher.io/local-path:\n%s", out)
+		}
+		return err
+	})
+	h.must("kind's add-ons are available: kindnet and the local-path provisioner", func() error {
+		_, err := h.addonImages()
+		return err
+	})
+	addonsBefore, _ := h.addonImages()
 	h.must("write to the PersistentVolume", func() error {
 		_, err := h.canary("write", "/data/canary.txt", token)
 		return err
@@ -274,6 +269,13 @@ func TestIntegrationUpgrade(t *testing.T) {
 		}
 		return err
 	})
+	h.check("kind's add-ons are still available and were not changed", func() error {
+		after, err := h.addonImages()
+		if err == nil && after != addonsBefore {
+			err = fmt.Errorf("the add-ons' images changed: before %s, after %s", addonsBefore, after)
+		}
+		return err
+	})
 	h.check("cluster DNS resolves", func() error {
 		return eventually(time.Minute, func() error {
 			_, err := h.canary("lookup", "kubernetes.default.svc.cluster.local")
@@ -336,4 +338,33 @@ func (h *harness) podImage(selector, image string) error {
 		}
 		return nil
 	})
+}
+
+// addonImages checks kind's add-ons, which the upgrade must leave as they
+// are: the kindnet DaemonSet and the local-path-provisioner Deployment are
+// available. It returns their images.
+func (h *harness) addonImages() (string, error) {
+	var images []string
+	for _, w := range []struct{ namespace, kind, name string }{
+		{"kube-system", "daemonset", "kindnet"},
+		{"local-path-storage", "deployment", "local-path-provisioner"},
+	} {
+		err := eventually(2*time.Minute, func() error {
+			if w.kind == "deployment" {
+				_, err := h.kubectl("wait", "--namespace="+w.namespace, "--for=condition=Available", "--timeout=10s", w.kind+"/"+w.name)
+				return err
+			}
+			_, err := h.kubectl("rollout", "status", "--namespace="+w.namespace, "--timeout=10s", w.kind+"/"+w.name)
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		out, err := h.kubectl("get", "--namespace="+w.namespace, w.kind, w.name, "-o", "jsonpath={.spec.template.spec.containers[*].image}")
+		if err != nil {
+			return "", err
+		}
+		images = append(images, w.name+"="+out)
+	}
+	return strings.Join(images, " "), nil
 }
