@@ -1,0 +1,40 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package loadartifacts
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestParseSnapshotterOnRealNodes reads `containerd config dump` captured
+// from kind nodes (containerd 2.3.4, which migrates kind's version 2 file
+// to version 4; see ../../testdata/nodes/README.md).
+func TestParseSnapshotterOnRealNodes(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"v1.33.13", "v1.34.4"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "nodes", version, "containerd-config-dump.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseSnapshotter(b)
+		if err != nil || got != "overlayfs" {
+			t.Errorf("%s: ParseSnapshotter = %q, %v; want overlayfs", version, got, err)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package preflight
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func readCapture(t *testing.T, version, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "nodes", version, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestParsersOnRealNodes reads what kind nodes printed (see
+// ../../testdata/nodes/README.md).
+func TestParsersOnRealNodes(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"v1.33.13", "v1.34.4"} {
+		target, images, err := ParseProbe(readCapture(t, version, "kubeadm-probe.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if "v"+target.String() != version || len(images) != 7 {
+			t.Errorf("%s: ParseProbe = %s, %v; want %s and kubeadm's 7 images", version, target, images, version)
+		}
+		free, err := ParseDFAvailable(readCapture(t, version, "df-var-lib-containerd.txt"))
+		if err != nil || free <= 0 || free%1024 != 0 {
+			t.Errorf("%s: ParseDFAvailable = %d, %v; want a positive number of KiB in bytes", version, free, err)
+		}
+	}
+}
