@@ -17,31 +17,18 @@ limitations under the License.
 package kube
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
 )
-
-// captures are outputs captured from the nodes of a real kind cluster (see
-// ../testdata/nodes/README.md): before and after its upgrade.
-var captures = []string{"v1.33.13", "v1.34.4"}
-
-func readCapture(t *testing.T, version, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "nodes", version, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestParsersOnRealNodes(t *testing.T) {
 	t.Parallel()
-	for _, version := range captures {
+	for _, version := range nodecapture.Versions {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			nodes, err := ParseNodeList(readCapture(t, version, "nodes.json"))
+			nodes, err := ParseNodeList(nodecapture.Read(t, version, "nodes.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +41,7 @@ func TestParsersOnRealNodes(t *testing.T) {
 				}
 			}
 
-			pods, err := ParsePodList(readCapture(t, version, "control-plane-pods.json"))
+			pods, err := ParsePodList(nodecapture.Read(t, version, "control-plane-pods.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +61,7 @@ func TestParsersOnRealNodes(t *testing.T) {
 				}
 			}
 
-			workloads, err := ParseWorkloads(readCapture(t, version, "kube-system-workloads.json"))
+			workloads, err := ParseWorkloads(nodecapture.Read(t, version, "kube-system-workloads.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +77,7 @@ func TestParsersOnRealNodes(t *testing.T) {
 				t.Errorf("kube-system workloads %s, want kindnet, kube-proxy and coredns among them", got)
 			}
 
-			cfg, err := ParseClusterConfiguration(readCapture(t, version, "cluster-configuration.yaml"))
+			cfg, err := ParseClusterConfiguration(nodecapture.Read(t, version, "cluster-configuration.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +85,7 @@ func TestParsersOnRealNodes(t *testing.T) {
 				t.Errorf("ClusterConfiguration %+v, want kubernetesVersion %s, imageRepository registry.k8s.io", cfg, version)
 			}
 
-			pod, err := ParsePod(readCapture(t, version, "kube-apiserver.yaml"))
+			pod, err := ParsePod(nodecapture.Read(t, version, "kube-apiserver.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,39 +17,25 @@ limitations under the License.
 package plan
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
 )
 
-func readCapture(t *testing.T, version, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "nodes", version, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func lines(s string) []string {
-	return strings.Split(strings.TrimSpace(s), "\n")
-}
-
 // TestPlanningOnRealNodes plans with the image lists kind nodes printed
-// (see ../testdata/nodes/README.md): kind's node image holds every image
+// (see testdata/nodes/README.md): kind's node image holds every image
 // kubeadm needs at its own version, and after the upgrade both nodes hold
 // what the target needs for their role; the listing's odd entries (digests,
 // kind's unnamed "import-<date>@sha256:..." records) are harmless.
 func TestPlanningOnRealNodes(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{"v1.33.13", "v1.34.4"} {
-		probe := lines(readCapture(t, version, "kubeadm-probe.txt"))
+	for _, version := range nodecapture.Versions {
+		probe := nodecapture.Lines(t, version, "kubeadm-probe.txt")
 		kubeadmImages := probe[1:]
 		for _, role := range []string{"control-plane", "worker"} {
-			present := ImageSet(lines(readCapture(t, version, "ctr-images-ls-quiet-"+role+".txt")))
+			present := ImageSet(nodecapture.Lines(t, version, "ctr-images-ls-quiet-"+role+".txt"))
 			needed := NeededOn(kubeadmImages, role)
 			if missing := Missing(needed, present); len(missing) > 0 {
 				t.Errorf("%s %s: missing %v", version, role, missing)
@@ -59,15 +45,15 @@ func TestPlanningOnRealNodes(t *testing.T) {
 			}
 		}
 		for _, name := range []string{"kubelet-version.txt", "kubectl-version-client.txt"} {
-			got, err := ParseBinaryVersion(readCapture(t, version, name))
+			got, err := ParseBinaryVersion(string(nodecapture.Read(t, version, name)))
 			if err != nil || got != version {
 				t.Errorf("%s: ParseBinaryVersion(%s) = %q, %v", version, name, got, err)
 			}
 		}
 	}
 	// before the upgrade, the target's images are missing on both roles
-	present := ImageSet(lines(readCapture(t, "v1.33.13", "ctr-images-ls-quiet-worker.txt")))
-	target := lines(readCapture(t, "v1.34.4", "kubeadm-probe.txt"))[1:]
+	present := ImageSet(nodecapture.Lines(t, nodecapture.Before, "ctr-images-ls-quiet-worker.txt"))
+	target := nodecapture.Lines(t, nodecapture.After, "kubeadm-probe.txt")[1:]
 	if got := strings.Join(Missing(NeededOn(target, "worker"), present), " "); got != "registry.k8s.io/coredns/coredns:v1.12.1 registry.k8s.io/kube-proxy:v1.34.4 registry.k8s.io/pause:3.10.1" {
 		t.Errorf("a v1.33.13 worker misses %s for v1.34.4", got)
 	}

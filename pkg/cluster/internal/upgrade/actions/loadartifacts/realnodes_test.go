@@ -17,22 +17,18 @@ limitations under the License.
 package loadartifacts
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
 )
 
 // TestParseSnapshotterOnRealNodes reads `containerd config dump` captured
 // from kind nodes (containerd 2.3.4, which migrates kind's version 2 file
-// to version 4; see ../../testdata/nodes/README.md).
+// to version 4; see testdata/nodes/README.md).
 func TestParseSnapshotterOnRealNodes(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{"v1.33.13", "v1.34.4"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "nodes", version, "containerd-config-dump.toml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ParseSnapshotter(b)
+	for _, version := range nodecapture.Versions {
+		got, err := ParseSnapshotter(nodecapture.Read(t, version, "containerd-config-dump.toml"))
 		if err != nil || got != "overlayfs" {
 			t.Errorf("%s: ParseSnapshotter = %q, %v; want overlayfs", version, got, err)
 		}

@@ -17,33 +17,24 @@ limitations under the License.
 package preflight
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
 )
 
-func readCapture(t *testing.T, version, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "nodes", version, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestParsersOnRealNodes reads what kind nodes printed (see
-// ../../testdata/nodes/README.md).
+// testdata/nodes/README.md).
 func TestParsersOnRealNodes(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{"v1.33.13", "v1.34.4"} {
-		target, images, err := ParseProbe(readCapture(t, version, "kubeadm-probe.txt"))
+	for _, version := range nodecapture.Versions {
+		target, images, err := ParseProbe(string(nodecapture.Read(t, version, "kubeadm-probe.txt")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if "v"+target.String() != version || len(images) != 7 {
 			t.Errorf("%s: ParseProbe = %s, %v; want %s and kubeadm's 7 images", version, target, images, version)
 		}
-		free, err := ParseDFAvailable(readCapture(t, version, "df-var-lib-containerd.txt"))
+		free, err := ParseDFAvailable(string(nodecapture.Read(t, version, "df-var-lib-containerd.txt")))
 		if err != nil || free <= 0 || free%1024 != 0 {
 			t.Errorf("%s: ParseDFAvailable = %d, %v; want a positive number of KiB in bytes", version, free, err)
 		}

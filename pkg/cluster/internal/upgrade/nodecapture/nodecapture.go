@@ -1,0 +1,59 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package nodecapture gives tests the output captured from real kind nodes
+// in ../testdata/nodes (see its README.md): what the commands the upgrade
+// parses printed before and after a real upgrade.
+package nodecapture
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Before and After are the versions of the two captures: right after
+// `kind create cluster`, and right after `kind alpha upgrade` of the same
+// cluster.
+const (
+	Before = "v1.33.13"
+	After  = "v1.34.4"
+)
+
+// Versions lists both captures.
+var Versions = []string{Before, After}
+
+// Read returns the captured file name of the capture at version.
+func Read(t testing.TB, version, name string) []byte {
+	t.Helper()
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the node captures")
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(self), "..", "testdata", "nodes", version, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Lines returns the captured file's lines.
+func Lines(t testing.TB, version, name string) []string {
+	t.Helper()
+	return strings.Split(strings.TrimSpace(string(Read(t, version, name))), "\n")
+}
