@@ -489,6 +489,21 @@ func TestSameVersionIsNothingToDo(t *testing.T) {
 	})
 }
 
+// TestVerifyWaitsForKindsAddons: kind's storage provisioner is not upgraded,
+// but verify fails while it is not available, and passes once it is again.
+func TestVerifyWaitsForKindsAddons(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	e.cluster.StorageDown = true
+	_, err := e.run(func(o *upgrade.Options) { o.Wait = 50 * time.Millisecond })
+	if err == nil || !strings.Contains(err.Error(), "Deployment local-path-storage/local-path-provisioner") {
+		t.Fatalf("upgrade with kind's storage down: %v, want verify to name local-path-provisioner", err)
+	}
+	e.cluster.StorageDown = false
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+}
+
 func TestDryRunChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 2, 1, fakenode.ReleaseTree)

@@ -95,6 +95,9 @@ type Cluster struct {
 	ImageRepository   string
 	// KubeProxy and CoreDNS are the images of those add-ons.
 	KubeProxy, CoreDNS string
+	// StorageDown makes kind's local-path provisioner unavailable, as when
+	// its pod cannot start.
+	StorageDown bool
 	// APIServerUp is false while the API server does not answer.
 	APIServerUp bool
 

@@ -425,6 +425,8 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		return toJSON(map[string]interface{}{"items": c.staticPods()}), 0
 	case joined == "get daemonsets,deployments --namespace=kube-system -o json":
 		return toJSON(map[string]interface{}{"items": c.workloads()}), 0
+	case joined == "get daemonsets,deployments --namespace=local-path-storage -o json":
+		return toJSON(map[string]interface{}{"items": c.storageWorkloads()}), 0
 	case joined == "get configmap kubeadm-config --namespace=kube-system -o jsonpath={.data.ClusterConfiguration}":
 		return fmt.Sprintf("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: %s\nimageRepository: %s\n", c.KubernetesVersion, c.ImageRepository), 0
 	case joined == "get --raw=/readyz":
@@ -535,6 +537,23 @@ func (c *Cluster) workloads() []interface{} {
 			"metadata": map[string]interface{}{"name": "coredns", "generation": 2},
 			"spec":     map[string]interface{}{"replicas": two},
 			"status":   map[string]interface{}{"observedGeneration": 2, "updatedReplicas": two, "availableReplicas": two},
+		},
+	}
+}
+
+// storageWorkloads are kind's default storage provisioner, which no upgrade
+// step changes.
+func (c *Cluster) storageWorkloads() []interface{} {
+	one, available := int32(1), int32(1)
+	if c.StorageDown {
+		available = 0
+	}
+	return []interface{}{
+		map[string]interface{}{
+			"kind":     "Deployment",
+			"metadata": map[string]interface{}{"name": "local-path-provisioner", "generation": 1},
+			"spec":     map[string]interface{}{"replicas": one},
+			"status":   map[string]interface{}{"observedGeneration": 1, "updatedReplicas": one, "availableReplicas": available},
 		},
 	}
 }

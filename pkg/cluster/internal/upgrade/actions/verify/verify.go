@@ -50,7 +50,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 	if !ctx.Options.Skip[kubelets.Phase] {
 		checks = append(checks, actions.Check{Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
 	}
-	checks = append(checks, actions.Check{Name: "waiting for kube-system DaemonSets and Deployments", Run: checkWorkloads})
+	checks = append(checks, actions.Check{Name: "waiting for the DaemonSets and Deployments of kube-system and kind's storage", Run: checkWorkloads})
 	return ctx.RunChecks(Phase, checks, nil)
 }
 
@@ -106,16 +106,26 @@ func checkNodes(ctx *actions.Context) error {
 	return nil
 }
 
+// workloadNamespaces are where the cluster's own DaemonSets and Deployments
+// run: kubeadm's (kube-proxy, CoreDNS) and kind's add-ons, kindnet in
+// kube-system and the local-path provisioner in local-path-storage. kubeadm
+// upgrades neither add-on: they only have to be available again, at
+// whatever version they run. A namespace a cluster does not have lists
+// nothing.
+var workloadNamespaces = []string{"kube-system", "local-path-storage"}
+
 func checkWorkloads(ctx *actions.Context) error {
-	return ctx.WaitFor("kube-system DaemonSets and Deployments to be available", func() (bool, error) {
-		list, err := ctx.Kube().Workloads(ctx, "kube-system")
-		if err != nil {
-			return false, err
-		}
+	return ctx.WaitFor("the DaemonSets and Deployments of "+strings.Join(workloadNamespaces, " and ")+" to be available", func() (bool, error) {
 		var pending []string
-		for _, w := range list {
-			if !w.Available {
-				pending = append(pending, fmt.Sprintf("%s %s (%s)", w.Kind, w.Name, w.Detail))
+		for _, namespace := range workloadNamespaces {
+			list, err := ctx.Kube().Workloads(ctx, namespace)
+			if err != nil {
+				return false, err
+			}
+			for _, w := range list {
+				if !w.Available {
+					pending = append(pending, fmt.Sprintf("%s %s/%s (%s)", w.Kind, namespace, w.Name, w.Detail))
+				}
 			}
 		}
 		if len(pending) > 0 {
