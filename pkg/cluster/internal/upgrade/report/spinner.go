@@ -27,20 +27,27 @@ import (
 
 var frames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// spinner animates the most recently started step on a terminal. Lines
-// logged through a spinnerLogger clear the spinner line first, and the
-// spinner is redrawn after them.
+// spinner animates the most recently started step on a terminal, with how
+// long it has been running. Lines logged through a spinnerLogger clear the
+// spinner line first, and the spinner is redrawn after them.
 type spinner struct {
 	mu      sync.Mutex
 	w       io.Writer
-	active  []string
+	active  []activeStep
 	frame   int
 	ticker  *time.Ticker
 	stopped chan struct{}
+	now     func() time.Time
+}
+
+// activeStep is a step the spinner shows, and when it started.
+type activeStep struct {
+	text  string
+	since time.Time
 }
 
 func newSpinner(w io.Writer) *spinner {
-	s := &spinner{w: w, ticker: time.NewTicker(100 * time.Millisecond), stopped: make(chan struct{})}
+	s := &spinner{w: w, ticker: time.NewTicker(100 * time.Millisecond), stopped: make(chan struct{}), now: time.Now}
 	go s.loop()
 	return s
 }
@@ -64,7 +71,12 @@ func (s *spinner) draw() {
 	if len(s.active) == 0 {
 		return
 	}
-	fmt.Fprintf(s.w, "\r\x1b[2K %s %s", frames[s.frame], s.active[len(s.active)-1])
+	step := s.active[len(s.active)-1]
+	line := step.text
+	if elapsed := s.now().Sub(step.since); elapsed >= time.Second {
+		line += fmt.Sprintf(" (%s)", elapsed.Truncate(time.Second))
+	}
+	fmt.Fprintf(s.w, "\r\x1b[2K %s %s", frames[s.frame], line)
 }
 
 func (s *spinner) clear() {
@@ -86,7 +98,7 @@ func (s *spinner) around(logLine func()) {
 func (s *spinner) start(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.active = append(s.active, text)
+	s.active = append(s.active, activeStep{text: text, since: s.now()})
 	s.draw()
 }
 
@@ -95,7 +107,7 @@ func (s *spinner) done(text string) {
 	defer s.mu.Unlock()
 	s.clear()
 	for i, a := range s.active {
-		if a == text {
+		if a.text == text {
 			s.active = append(s.active[:i], s.active[i+1:]...)
 			break
 		}

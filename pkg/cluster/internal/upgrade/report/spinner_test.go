@@ -100,3 +100,25 @@ func TestNoSpinnerNoWrapping(t *testing.T) {
 		t.Error("without a spinner, Logger is not the logger New was given")
 	}
 }
+
+func TestSpinnerShowsHowLongTheStepRuns(t *testing.T) {
+	t.Parallel()
+	term := &terminal{}
+	s := newSpinner(term)
+	defer s.stop()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.mu.Lock()
+	s.now = func() time.Time { return now }
+	s.mu.Unlock()
+	s.start("kubeadm upgrade apply v1.34.4")
+	s.mu.Lock()
+	if got := term.String(); !strings.HasSuffix(got, " kubeadm upgrade apply v1.34.4") {
+		t.Errorf("a step that just started shows %q, want no time", got)
+	}
+	now = now.Add(83*time.Second + 400*time.Millisecond)
+	s.draw()
+	s.mu.Unlock()
+	if got := term.String(); !strings.HasSuffix(got, " kubeadm upgrade apply v1.34.4 (1m23s)") {
+		t.Errorf("after 83.4s the spinner shows %q, want the elapsed time (1m23s)", got)
+	}
+}
