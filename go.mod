@@ -3,6 +3,7 @@ module github.com/kindupgrade/kind-upgrade
 go 1.26
 
 require (
+	al.essio.dev/pkg/shellescape v1.5.1
 	github.com/BurntSushi/toml v1.4.0
 	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/distribution/reference v0.6.0
@@ -13,7 +14,6 @@ require (
 )
 
 require (
-	al.essio.dev/pkg/shellescape v1.5.1 // indirect
 	github.com/evanphx/json-patch/v5 v5.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect

@@ -154,7 +154,7 @@ func UpgradePhases() []UpgradePhase {
 //
 // Alpha: this API may change.
 func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) error {
-	opts := upgrade.Options{Wait: DefaultUpgradeWait, Settle: defaultSettle}
+	opts := upgrade.Options{ClusterName: name, Wait: DefaultUpgradeWait, Settle: defaultSettle}
 	for _, o := range options {
 		if err := o.apply(&opts); err != nil {
 			return err

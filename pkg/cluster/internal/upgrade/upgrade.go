@@ -99,6 +99,9 @@ func ValidateSkipPhases(names []string) error {
 
 // Options configure a run.
 type Options struct {
+	// ClusterName is the cluster's kind name, for the command that
+	// finishes an upgrade left partial by SkipPhases.
+	ClusterName           string
 	ImageDir              string
 	DryRun                bool
 	SkipPhases            []string
@@ -205,7 +208,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 				return false, "", err
 			}
 		}
-		r.Info(report.Scope{}, "Upgraded the cluster from "+ctx.State.From+" to "+ctx.State.Target+".")
+		r.Info(report.Scope{}, summary(ctx.State, skip, opts.ClusterName, opts.ImageDir))
 		return false, "", nil
 	})
 }

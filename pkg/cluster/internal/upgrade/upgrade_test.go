@@ -94,6 +94,7 @@ func newEnv(t *testing.T, controlPlanes, workers int, layout fakenode.Layout) *e
 
 func (e *env) options(out *recorder) upgrade.Options {
 	return upgrade.Options{
+		ClusterName:  "kind",
 		ImageDir:     e.imageDir,
 		Wait:         2 * time.Second,
 		PollInterval: time.Millisecond,
@@ -541,9 +542,31 @@ func TestDryRunChangesNothing(t *testing.T) {
 func TestSkipPhases(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 1, 1, fakenode.Flat)
-	_, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"kubelets"} })
+	closing := func(rec *recorder) string {
+		var last string
+		for _, ev := range rec.events {
+			if ev.Kind == report.KindUpgrade && ev.Event.Event == report.EventInfo {
+				last = ev.Message
+			}
+		}
+		return last
+	}
+	finish := "To finish, run without --skip-phases: kind alpha upgrade --name kind --image-dir " + e.imageDir
+	rec, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"control-plane", "kubelets", "verify"} })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := closing(rec), "Partly upgraded to v1.34.4: loaded the v1.34.4 binaries and images into the nodes. "+
+		"Still older: the control plane (v1.33.13); the kubelets and /kind/version of kind-control-plane (v1.33.13), kind-worker (v1.33.13). "+finish; got != want {
+		t.Errorf("after loading only, the closing line is\n%s\nwant\n%s", got, want)
+	}
+	rec, err = e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"kubelets"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := closing(rec), "Partly upgraded to v1.34.4: loaded the v1.34.4 binaries and images into the nodes, upgraded the control plane to v1.34.4, verified the control plane. "+
+		"Still older: the kubelets and /kind/version of kind-control-plane (v1.33.13), kind-worker (v1.33.13). "+finish; got != want {
+		t.Errorf("after the control plane, the closing line is\n%s\nwant\n%s", got, want)
 	}
 	c := e.cluster
 	if c.KubernetesVersion != target {
@@ -555,8 +578,11 @@ func TestSkipPhases(t *testing.T) {
 		}
 	}
 	// running again without skipping finishes the job
-	mustUpgrade(t, e)
+	rec = mustUpgrade(t, e)
 	assertUpgraded(t, c)
+	if got := closing(rec); got != "Upgraded the cluster to v1.34.4 (its control plane already ran it)." {
+		t.Errorf("the finishing run's closing line is %q", got)
+	}
 }
 
 func TestSkipPhasesThatBreakTheOrderAreRefused(t *testing.T) {

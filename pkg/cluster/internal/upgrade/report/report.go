@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 )
 
@@ -45,6 +46,17 @@ const (
 	OutcomeSkipped = "skipped"
 )
 
+// MaxEventOutput bounds the command output a JSON event carries.
+const MaxEventOutput = 4096
+
+// tail returns the last max bytes of s, marked as cut when it is longer.
+func tail(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return "[...]" + s[len(s)-max:]
+}
+
 // Event is one line of `--output json`.
 type Event struct {
 	Time    time.Time `json:"time"`
@@ -57,6 +69,11 @@ type Event struct {
 	// DurationSeconds is set on finished events.
 	DurationSeconds float64 `json:"durationSeconds,omitempty"`
 	Error           string  `json:"error,omitempty"`
+	// Command and Output are, on a failed step's finished event, the
+	// command that failed and the end of its output (at most
+	// MaxEventOutput bytes), as the text mode prints them.
+	Command string `json:"command,omitempty"`
+	Output  string `json:"output,omitempty"`
 	// Message carries free text, e.g. why a step was skipped.
 	Message string `json:"message,omitempty"`
 	// Plan is the dry-run plan, on the event of kind "plan".
@@ -177,6 +194,10 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 	case err != nil:
 		ev.Outcome = OutcomeFailure
 		ev.Error = err.Error()
+		if re := exec.RunErrorForError(err); re != nil && isStep {
+			ev.Command = strings.Join(re.Command, " ")
+			ev.Output = tail(string(re.Output), MaxEventOutput)
+		}
 	case skipped:
 		ev.Outcome = OutcomeSkipped
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 )
 
@@ -130,5 +131,44 @@ func TestStatusLinesAndEvents(t *testing.T) {
 	}
 	if ev := events[4]; ev.Outcome != OutcomeSuccess || ev.DurationSeconds != 1.5 {
 		t.Errorf("finished step event %+v", ev)
+	}
+}
+
+func TestFailedStepEventCarriesTheCommandAndItsOutput(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	r := New(log.NoopLogger{}, WithJSON(&out))
+	output := strings.Repeat("x", MaxEventOutput) + "[ERROR SystemVerification]: the last line"
+	failure := errors.Wrap(&exec.RunError{
+		Command: []string{"flock", "/kind/upgrade/.kubeadm.lock", "kubeadm", "upgrade", "apply"},
+		Output:  []byte(output),
+		Inner:   errors.New("exit status 1"),
+	}, `kubeadm failed on node "kind-control-plane"`)
+	_ = r.Run(Scope{Phase: "control-plane"}, func() (bool, string, error) {
+		return false, "", r.Run(Scope{Phase: "control-plane", Node: "kind-control-plane", Step: "kubeadm upgrade apply"}, func() (bool, string, error) {
+			return false, "", failure
+		})
+	})
+	var step, phase Event
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var ev Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Event == EventFinished && ev.Kind == KindStep {
+			step = ev
+		}
+		if ev.Event == EventFinished && ev.Kind == KindPhase {
+			phase = ev
+		}
+	}
+	if step.Command != "flock /kind/upgrade/.kubeadm.lock kubeadm upgrade apply" {
+		t.Errorf("failed step's command %q", step.Command)
+	}
+	if !strings.HasSuffix(step.Output, "the last line") || !strings.HasPrefix(step.Output, "[...]") || len(step.Output) != MaxEventOutput+len("[...]") {
+		t.Errorf("failed step's output is not the bounded end of the command's output: %d bytes, %.40q...", len(step.Output), step.Output)
+	}
+	if phase.Outcome != OutcomeFailure || phase.Command != "" || phase.Output != "" {
+		t.Errorf("the phase's event repeats the output or lost the failure: %+v", phase)
 	}
 }
