@@ -49,12 +49,12 @@ const (
 // MaxEventOutput bounds the command output a JSON event carries.
 const MaxEventOutput = 4096
 
-// tail returns the last max bytes of s, marked as cut when it is longer.
-func tail(s string, max int) string {
-	if len(s) <= max {
+// tail returns the last n bytes of s, marked as cut when it is longer.
+func tail(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	return "[...]" + s[len(s)-max:]
+	return "[...]" + s[len(s)-n:]
 }
 
 // Event is one line of `--output json`.
