@@ -19,11 +19,14 @@ package artifacts
 import (
 	"bytes"
 	"debug/elf"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/artifactstest"
@@ -556,7 +559,9 @@ func TestOpenErrors(t *testing.T) {
 func TestOpenUnreadable(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() == 0 {
-		t.Skip("root reads everything")
+		// root reads everything, whatever the mode: CI runs as root
+		runAsNobody(t, "TestOpenUnreadable")
+		return
 	}
 	cases := []struct {
 		name  string
@@ -599,4 +604,52 @@ func TestOpenUnreadable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runAsNobody runs the test named test of this test binary again as the
+// user nobody (65534), for whom a file with mode 0 really is unreadable,
+// and fails unless it passed there.
+func runAsNobody(t *testing.T, test string) {
+	t.Helper()
+	// a folder nobody can use: the test binary and its temporary folders
+	dir, err := os.MkdirTemp("", "as-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "test.bin")
+	if err := copyExecutable(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+test) || strings.Contains(string(out), "--- SKIP") {
+		t.Fatalf("%s as nobody: %v\n%s", test, err, out)
+	}
+}
+
+func copyExecutable(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
