@@ -592,8 +592,12 @@ main() {
   local kube_node="${E2E_CACHE}/bin/kubernetes/${E2E_NODE_VERSION}"
   local kube_up="${E2E_CACHE}/bin/kubernetes/${E2E_UPGRADE_VERSION}"
 
+  # keyed by the programs' sources only: editing a test rebuilds nothing
+  local sources
+  mapfile -t sources < <(find "${E2E_DIR}"/pause "${E2E_DIR}"/canary "${E2E_DIR}"/mirror "${E2E_DIR}"/kindnetd \
+    -name '*.go' ! -name '*_test.go' | sort)
   HELPERS_DIR="$(cached bin helpers "$(mkkey helpers "=$(declare -f build_helpers)" "${E2E_DIR}"/go.mod \
-    "${E2E_DIR}"/pause/*.go "${E2E_DIR}"/canary/*.go "${E2E_DIR}"/mirror/*.go "${E2E_DIR}"/kindnetd/*.go "=$(go env GOVERSION)")" build_helpers)"
+    "${sources[@]}" "=$(go env GOVERSION)")" build_helpers)"
 
   # kind's base image components, at the versions its Dockerfile names
   local dockerfile="${KIND_BASE}/Dockerfile" containerd runc crictl cni fuse
