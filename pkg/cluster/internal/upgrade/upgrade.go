@@ -186,6 +186,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 			Settle:                opts.Settle,
 			PollInterval:          opts.PollInterval,
 			Skip:                  skip,
+			ClusterName:           opts.ClusterName,
 		},
 	}
 	return r.Run(report.Scope{}, func() (bool, string, error) {

@@ -53,6 +53,9 @@ type Options struct {
 	Settle time.Duration
 	// Skip holds the phases --skip-phases names.
 	Skip map[string]bool
+	// ClusterName is the cluster's kind name, for the commands a message
+	// tells the user to run.
+	ClusterName string
 }
 
 // Context is what phases run with. It is also the context.Context the
@@ -83,6 +86,10 @@ type NodeInfo struct {
 	Present map[string]bool
 	// Load are the archives of --image-dir providing images the node lacks.
 	Load []*artifacts.Artifact
+	// CgroupV1 is true when the node's /sys/fs/cgroup is cgroup v1.
+	CgroupV1 bool
+	// Swap is true when the node sees active swap.
+	Swap bool
 }
 
 // State is the plan preflight establishes and later phases follow.

@@ -30,6 +30,7 @@ var kubeadmImages = map[string]struct{ etcd, coredns, pause string }{
 	"1.34": {"3.6.5-0", "v1.12.1", "3.10.1"},
 	"1.35": {"3.6.6-0", "v1.13.1", "3.10.1"},
 	"1.36": {"3.6.8-0", "v1.14.2", "3.10.2"},
+	"1.37": {"3.7.0-0", "v1.14.6", "3.10.2"},
 }
 
 // KubeadmImages returns `kubeadm config images list` for version (e.g.

@@ -61,6 +61,12 @@ type Node struct {
 	DiskFreeKB int64
 	// Evicted counts drains that evicted pods.
 	Evicted int
+	// CgroupV1 makes the node's /sys/fs/cgroup a cgroup v1 hierarchy, on
+	// which kubelets from v1.35 on refuse to start unless their
+	// configuration sets failCgroupV1: false.
+	CgroupV1 bool
+	// Swap makes the node see an active swap area.
+	Swap bool
 }
 
 // Call is one recorded command.
@@ -100,6 +106,9 @@ type Cluster struct {
 	StorageDown bool
 	// APIServerUp is false while the API server does not answer.
 	APIServerUp bool
+	// KubeletConfig is the kubelet key of the kubelet-config ConfigMap,
+	// which kubeadm upgrade writes to /var/lib/kubelet/config.yaml.
+	KubeletConfig string
 
 	Calls []Call
 	seq   int
@@ -116,6 +125,7 @@ func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
 		KubernetesVersion: version,
 		ImageRepository:   "registry.k8s.io",
 		APIServerUp:       true,
+		KubeletConfig:     KindKubeletConfig,
 		keyCounts:         map[string]int{},
 	}
 	images := KubeadmImages(version, "")
@@ -136,6 +146,7 @@ func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
 			DiskFreeKB:     50 << 20,
 		}
 		n.Files["/kind/version"] = &File{Content: []byte(version + "\n"), Mode: 0o644}
+		n.Files[kubeletConfigPath] = &File{Content: []byte(c.KubeletConfig), Mode: 0o644}
 		for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
 			n.Files["/usr/bin/"+b] = &File{Content: Binary(b, version, "amd64"), Mode: 0o755}
 		}
@@ -174,6 +185,12 @@ func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
 	}
 	return c
 }
+
+// KindKubeletConfig is the part of the KubeletConfiguration kind writes
+// that the fake reads.
+const KindKubeletConfig = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nfailSwapOn: false\n"
+
+const kubeletConfigPath = "/var/lib/kubelet/config.yaml"
 
 // KindNodes returns the nodes as nodes.Node.
 func (c *Cluster) KindNodes() []nodes.Node {
@@ -226,7 +243,7 @@ func (c *Cluster) Snapshot() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp)
+	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v kubelet-config=%q\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp, c.KubeletConfig)
 	for _, n := range c.Nodes {
 		fmt.Fprintf(&b, "node %s role=%s running=%v kubelet=%s ready=%v unschedulable=%v annotations=%v evicted=%d\n",
 			n.Name, n.NodeRole, n.Running, n.KubeletVersion, n.Ready, n.Unschedulable, n.Annotations, n.Evicted)

@@ -30,6 +30,7 @@ import (
 
 	"sigs.k8s.io/kind/pkg/cluster/constants"
 	"sigs.k8s.io/kind/pkg/exec"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
@@ -181,6 +182,13 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 	}
 	switch name {
 	case "cat":
+		if args[0] == "/proc/swaps" {
+			out := "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+			if n.Swap {
+				out += "/swapfile                               file\t\t4194300\t\t0\t\t-2\n"
+			}
+			return out, 0
+		}
 		f := n.Files[args[0]]
 		if f == nil {
 			return "cat: " + args[0] + ": No such file or directory", 1
@@ -188,6 +196,14 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 		return string(f.Content), 0
 	case "uname":
 		return n.Machine + "\n", 0
+	case "stat":
+		if strings.Join(args, " ") != "-f -c %T /sys/fs/cgroup" {
+			return "fakenode: unsupported stat command", 127
+		}
+		if n.CgroupV1 {
+			return "tmpfs\n", 0
+		}
+		return "cgroup2fs\n", 0
 	case "mkdir":
 		return "", 0
 	case "cp":
@@ -327,6 +343,13 @@ func (n *Node) runSystemctl(args []string) (string, int) {
 		if !ok {
 			return "kubelet.service: main process exited", 1
 		}
+		if n.refusesHost(version) {
+			// systemd starts it and it exits at once: the restart
+			// succeeds, the node stays NotReady
+			n.KubeletVersion = ""
+			n.Ready = false
+			return "", 0
+		}
 		n.KubeletVersion = version
 		n.Ready = true
 		return "", 0
@@ -396,10 +419,28 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 			c.KubeProxy = images[3]
 			c.CoreDNS = images[4]
 		}
-		n.Files["/var/lib/kubelet/config.yaml"] = &File{Content: []byte("kubelet config for " + version), Mode: 0o644}
+		n.Files[kubeletConfigPath] = &File{Content: []byte(c.KubeletConfig), Mode: 0o644}
 		return "[upgrade] SUCCESS!\n", 0
 	}
 	return "fakenode: unsupported kubeadm command", 127
+}
+
+// refusesHost reports whether a kubelet at version exits at start on n
+// with the configuration kubeadm wrote there, as real kubelets do on a
+// cgroup v1 host (from v1.35 unless failCgroupV1: false) or with swap on
+// (unless failSwapOn: false).
+func (n *Node) refusesHost(version string) bool {
+	var cfg kube.KubeletConfiguration
+	if f := n.Files[kubeletConfigPath]; f != nil {
+		if err := yaml.Unmarshal(f.Content, &cfg); err != nil {
+			return true
+		}
+	}
+	if n.Swap && (cfg.FailSwapOn == nil || *cfg.FailSwapOn) {
+		return true
+	}
+	v, err := strconv.Atoi(strings.SplitN(minor(version), ".", 2)[1])
+	return n.CgroupV1 && err == nil && v >= 35 && (cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1)
 }
 
 func nextMinor(from, to string) bool {
@@ -429,6 +470,8 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		return toJSON(map[string]interface{}{"items": c.storageWorkloads()}), 0
 	case joined == "get configmap kubeadm-config --namespace=kube-system -o jsonpath={.data.ClusterConfiguration}":
 		return fmt.Sprintf("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: %s\nimageRepository: %s\n", c.KubernetesVersion, c.ImageRepository), 0
+	case joined == "get configmap kubelet-config --namespace=kube-system -o jsonpath={.data.kubelet}":
+		return c.KubeletConfig, 0
 	case joined == "get --raw=/readyz":
 		return "ok", 0
 	case joined == "get --raw=/version":

@@ -126,3 +126,17 @@ func (c Client) ServerVersion(ctx context.Context) (string, error) {
 	}
 	return v.GitVersion, nil
 }
+
+// KubeletConfiguration reads the cluster's KubeletConfiguration from the
+// kubelet-config ConfigMap.
+func (c Client) KubeletConfiguration(ctx context.Context) (*KubeletConfiguration, error) {
+	out, err := c.output(ctx, "get", "configmap", KubeletConfigMap, "--namespace=kube-system", "-o", "jsonpath={.data.kubelet}")
+	if err != nil {
+		return nil, err
+	}
+	return ParseKubeletConfiguration(out)
+}
+
+// KubeletConfigMap is the kube-system ConfigMap kubeadm keeps the cluster's
+// KubeletConfiguration in.
+const KubeletConfigMap = "kubelet-config"

@@ -251,3 +251,23 @@ func ParseClusterConfiguration(b []byte) (*ClusterConfiguration, error) {
 	}
 	return cfg, nil
 }
+
+// KubeletConfiguration holds the fields of the cluster's kubelet
+// configuration (the kubelet-config ConfigMap, which kubeadm writes to
+// every node's /var/lib/kubelet/config.yaml when it upgrades it) that
+// decide whether a kubelet accepts its host. A nil field is unset: the
+// kubelet's default applies.
+type KubeletConfiguration struct {
+	FailCgroupV1 *bool `json:"failCgroupV1,omitempty"`
+	FailSwapOn   *bool `json:"failSwapOn,omitempty"`
+}
+
+// ParseKubeletConfiguration parses the KubeletConfiguration document stored
+// in the kubelet-config ConfigMap.
+func ParseKubeletConfiguration(b []byte) (*KubeletConfiguration, error) {
+	cfg := &KubeletConfiguration{}
+	if err := yaml.Unmarshal(b, cfg); err != nil {
+		return nil, errors.Wrap(err, "failed to parse the KubeletConfiguration")
+	}
+	return cfg, nil
+}

@@ -144,3 +144,21 @@ func TestParseClusterConfiguration(t *testing.T) {
 		t.Error("a configuration without kubernetesVersion parsed")
 	}
 }
+
+func TestParseKubeletConfiguration(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseKubeletConfiguration([]byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: false\nfailCgroupV1: false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.FailSwapOn == nil || *cfg.FailSwapOn || cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1 {
+		t.Errorf("parsed %+v", cfg)
+	}
+	cfg, err = ParseKubeletConfiguration([]byte("kind: KubeletConfiguration\n"))
+	if err != nil || cfg.FailSwapOn != nil || cfg.FailCgroupV1 != nil {
+		t.Errorf("unset fields parsed as %+v, %v", cfg, err)
+	}
+	if _, err := ParseKubeletConfiguration([]byte("failSwapOn: [")); err == nil {
+		t.Error("garbage parsed")
+	}
+}

@@ -67,6 +67,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{Name: "checking the cluster", Run: checkCluster},
 		{Name: "running kubeadm from --image-dir", Run: probeKubeadm},
 		{Name: "checking version skew", Run: checkVersions},
+		{Name: "checking the host", Run: checkHost},
 		{Name: "checking images", Run: checkImages},
 		{Name: "checking disk space", Run: checkDisk},
 		{Name: "checking the phases to run", Run: checkSkips},

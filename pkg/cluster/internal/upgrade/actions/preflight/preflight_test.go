@@ -19,6 +19,10 @@ package preflight
 import (
 	"strings"
 	"testing"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 )
 
 func TestParseProbe(t *testing.T) {
@@ -53,6 +57,56 @@ func TestGoArch(t *testing.T) {
 	for in, want := range map[string]string{"x86_64": "amd64", "aarch64": "arm64", "armv7l": "arm", "s390x": "s390x", "ppc64le": "ppc64le", "i686": "386"} {
 		if got := GoArch(in); got != want {
 			t.Errorf("GoArch(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIsCgroupV1(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{"cgroup2fs\n": false, "tmpfs\n": true, "cgroupfs": true} {
+		if got := IsCgroupV1(in); got != want {
+			t.Errorf("IsCgroupV1(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestHasSwap(t *testing.T) {
+	t.Parallel()
+	header := "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+	if HasSwap(header) {
+		t.Error("no swap area, but HasSwap")
+	}
+	if !HasSwap(header + "/dev/vda2                               partition\t1048572\t\t0\t\t-2\n") {
+		t.Error("a swap area, but not HasSwap")
+	}
+}
+
+func TestHostRefusal(t *testing.T) {
+	t.Parallel()
+	no, yes := false, true
+	v := func(s string) *semver.Version { return semver.MustParse(s) }
+	cases := []struct {
+		name     string
+		target   string
+		cfg      kube.KubeletConfiguration
+		v1, swap []string
+		refused  bool
+	}{
+		{name: "v1.34 on cgroup v1", target: "1.34.4", v1: []string{"a"}},
+		{name: "v1.35 on cgroup v1, unset", target: "1.35.0", v1: []string{"a"}, refused: true},
+		{name: "v1.37 on cgroup v1, true", target: "1.37.2", cfg: kube.KubeletConfiguration{FailCgroupV1: &yes}, v1: []string{"a"}, refused: true},
+		{name: "v1.37 on cgroup v1, false", target: "1.37.2", cfg: kube.KubeletConfiguration{FailCgroupV1: &no}, v1: []string{"a"}},
+		{name: "v1.37 on cgroup v2", target: "1.37.2"},
+		{name: "swap, unset", target: "1.34.4", swap: []string{"a"}, refused: true},
+		{name: "swap, false", target: "1.34.4", cfg: kube.KubeletConfiguration{FailSwapOn: &no}, swap: []string{"a"}},
+	}
+	for _, tc := range cases {
+		err := HostRefusal(v(tc.target), &tc.cfg, tc.v1, tc.swap, "dev")
+		if (err != nil) != tc.refused {
+			t.Errorf("%s: refused=%v, want %v (%v)", tc.name, err != nil, tc.refused, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--context kind-dev") {
+			t.Errorf("%s: the fix does not name the cluster's context: %v", tc.name, err)
 		}
 	}
 }
