@@ -159,6 +159,13 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	if err != nil {
 		return errors.Wrap(err, "invalid --image-dir")
 	}
+	// which build of a source tree is used matters most: say it always
+	if line := src.Picked(); line != "" {
+		opts.Logger.V(0).Info(line)
+	}
+	for _, line := range src.Describe() {
+		opts.Logger.V(1).Info(line)
+	}
 
 	var reportOpts []report.Option
 	if opts.JSON {

@@ -307,7 +307,7 @@ func TestReleaseTarballGivenDirectly(t *testing.T) {
 func TestImageDirLayouts(t *testing.T) {
 	t.Parallel()
 	var snapshots []string
-	for _, layout := range []fakenode.Layout{fakenode.Flat, fakenode.ReleaseTree, fakenode.Tarball} {
+	for _, layout := range []fakenode.Layout{fakenode.Flat, fakenode.ReleaseTree, fakenode.Tarball, fakenode.BuildTree} {
 		e := newEnv(t, 1, 1, layout)
 		t.Run(string(layout), func(t *testing.T) {
 			mustUpgrade(t, e)
@@ -328,6 +328,89 @@ func TestImageDirLayouts(t *testing.T) {
 		if snapshots[i] != snapshots[0] {
 			t.Errorf("layouts end in different states:\n%s\nvs\n%s", snapshots[0], snapshots[i])
 		}
+	}
+}
+
+// levelLogger records the lines logged, Info lines prefixed with their
+// verbosity ("V0 ", "V1 "...).
+type levelLogger struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *levelLogger) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, line)
+}
+
+func (l *levelLogger) Warn(message string) { l.add("W " + message) }
+func (l *levelLogger) Warnf(format string, args ...interface{}) {
+	l.add("W " + fmt.Sprintf(format, args...))
+}
+func (l *levelLogger) Error(message string) { l.add("E " + message) }
+func (l *levelLogger) Errorf(format string, args ...interface{}) {
+	l.add("E " + fmt.Sprintf(format, args...))
+}
+func (l *levelLogger) V(level log.Level) log.InfoLogger { return levelInfoLogger{l, level} }
+
+type levelInfoLogger struct {
+	l     *levelLogger
+	level log.Level
+}
+
+func (i levelInfoLogger) Info(message string) { i.l.add(fmt.Sprintf("V%d %s", i.level, message)) }
+func (i levelInfoLogger) Infof(format string, args ...interface{}) {
+	i.Info(fmt.Sprintf(format, args...))
+}
+func (i levelInfoLogger) Enabled() bool { return true }
+
+func TestImageDirFilesAreLogged(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		layout fakenode.Layout
+		// want are the first lines logged; "<dir>" stands for --image-dir
+		want []string
+	}{
+		{
+			layout: fakenode.Flat,
+			want: []string{
+				"V1 --image-dir <dir>: flat layout",
+				"V1 kubeadm, kubelet, kubectl from <dir>",
+				"V1 image archives from <dir>: coredns.tar, etcd.tar, kube-apiserver.tar, kube-controller-manager.tar, kube-proxy.tar, kube-scheduler.tar, pause.tar",
+			},
+		},
+		{
+			// only a build tree says at the default verbosity which build
+			layout: fakenode.BuildTree,
+			want: []string{
+				"V0 Using the Kubernetes build in <dir>: binaries from <dir>/_output/dockerized/bin/linux/amd64, image archives from <dir>/_output/release-images/amd64",
+				"V1 --image-dir <dir>: build-tree layout",
+				"V1 kubeadm, kubelet, kubectl from <dir>/_output/dockerized/bin/linux/amd64",
+				"V1 image archives from <dir>/_output/release-images/amd64: coredns.tar, etcd.tar, kube-apiserver.tar, kube-controller-manager.tar, kube-proxy.tar, kube-scheduler.tar, pause.tar",
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.layout), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 1, 0, tc.layout)
+			logger := &levelLogger{}
+			if _, err := e.run(func(o *upgrade.Options) {
+				o.Logger = logger
+				o.DryRun = true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(strings.Join(tc.want, "\n"), "<dir>", e.imageDir)
+			got := logger.lines
+			if len(got) > len(tc.want) {
+				got = got[:len(tc.want)]
+			}
+			if strings.Join(got, "\n") != want {
+				t.Errorf("first lines logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+			}
+		})
 	}
 }
 

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package artifacts discovers and indexes what the user gave with
 // --image-dir (a flat folder, a Kubernetes release's server/bin, its parent,
-// or the kubernetes-server-linux-<arch>.tar.gz itself), validates the
-// binaries and image archives it holds before anything changes, and streams
-// them later without temporary copies on the host.
+// the kubernetes-server-linux-<arch>.tar.gz itself, or a Kubernetes source
+// tree after a build), validates the binaries and image archives it holds
+// before anything changes, says which files it uses, and streams them later
+// without temporary copies on the host.
 package artifacts

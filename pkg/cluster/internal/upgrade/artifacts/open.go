@@ -19,6 +19,7 @@ package artifacts
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/errors"
@@ -28,7 +29,7 @@ import (
 )
 
 // layoutsHelp ends the errors that mean the layout is wrong.
-const layoutsHelp = "--image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, or a flat folder)"
+const layoutsHelp = "--image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, a Kubernetes source tree after make quick-release, or a flat folder)"
 
 // releaseBinDirs are where a release tree keeps its binaries, relative to
 // the folder given, in the order they are looked for.
@@ -53,7 +54,13 @@ const releaseTarballPattern = "kubernetes-server-linux-*.tar.gz"
 //  3. a folder holding kubernetes/server/bin/kubeadm or server/bin/kubeadm:
 //     a release tree, with the *.tar of that bin and of the folder itself;
 //  4. a folder holding one kubernetes-server-linux-*.tar.gz: that tarball,
-//     with the *.tar of the folder.
+//     with the *.tar of the folder;
+//  5. a Kubernetes source tree holding _output, or that _output folder (by
+//     its name or because it holds a build's folders): a build tree, with
+//     the binaries of _output/dockerized/bin/linux/<arch> or
+//     _output/local/bin/linux/<arch>, whichever has the newer kubeadm, and
+//     the *.tar of _output/release-images/<arch>. With builds for several
+//     architectures, <arch> is this machine's.
 func Open(path string) (*Source, error) {
 	if path == "" {
 		return nil, errors.New("--image-dir is empty: " + layoutsHelp)
@@ -120,6 +127,11 @@ func openDir(dir string) (*Source, error) {
 	if len(tarballs) > 1 {
 		return nil, errors.Errorf("--image-dir %s holds %d release tarballs (%s): give the one to use as --image-dir", dir, len(tarballs), strings.Join(tarballs, ", "))
 	}
+	// a Kubernetes source tree after a build, last: a source tree holds none
+	// of the above, so this rule takes nothing from them
+	if out := buildOutput(dir); out != "" {
+		return openBuildTree(dir, out, runtime.GOARCH)
+	}
 	// no kubeadm anywhere: name the folder the user most likely meant
 	for _, bin := range releaseBinDirs {
 		if isDir(filepath.Join(dir, bin)) {
@@ -152,13 +164,9 @@ func isDir(path string) bool {
 // openFolders indexes the binaries in binDir and the image archives in
 // binDir and then in each of extra.
 func openFolders(path string, layout Layout, binDir string, extra ...string) (*Source, error) {
-	s := &Source{Path: path, Layout: layout, Binaries: map[string]*Artifact{}}
-	for _, name := range Binaries {
-		a, err := binaryFile(name, binDir)
-		if err != nil {
-			return nil, err
-		}
-		s.add(a)
+	s := &Source{Path: path, Layout: layout}
+	if err := s.indexBinaryFiles(binDir); err != nil {
+		return nil, err
 	}
 	for _, dir := range append([]string{binDir}, extra...) {
 		if err := s.indexArchiveFiles(dir); err != nil {
@@ -166,6 +174,18 @@ func openFolders(path string, layout Layout, binDir string, extra ...string) (*S
 		}
 	}
 	return s, nil
+}
+
+// indexBinaryFiles indexes the required binaries in the folder dir.
+func (s *Source) indexBinaryFiles(dir string) error {
+	for _, name := range Binaries {
+		a, err := binaryFile(name, dir)
+		if err != nil {
+			return err
+		}
+		s.add(a)
+	}
+	return nil
 }
 
 // add records a in s, in storage order.

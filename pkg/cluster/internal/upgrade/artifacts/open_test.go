@@ -24,10 +24,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/artifactstest"
 )
@@ -177,6 +179,130 @@ func TestOpenLayouts(t *testing.T) {
 			wantArch:     "amd64",
 			wantKubeadm:  "kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin/kubeadm",
 		},
+		{
+			name: "build tree after make quick-release",
+			setup: func(t *testing.T, dir string) string {
+				writeQuickRelease(t, dir)
+				return dir
+			},
+			wantLayout:   LayoutBuildTree,
+			wantArchives: buildArchives,
+			wantImages:   buildImages("amd64"),
+			wantArch:     "amd64",
+			wantKubeadm:  "_output/dockerized/bin/linux/amd64/kubeadm",
+		},
+		{
+			name: "build tree: _output itself",
+			setup: func(t *testing.T, dir string) string {
+				writeQuickRelease(t, dir)
+				return filepath.Join(dir, "_output")
+			},
+			wantLayout:   LayoutBuildTree,
+			wantArchives: buildArchives,
+			wantImages:   buildImages("amd64"),
+			wantArch:     "amd64",
+			wantKubeadm:  "_output/dockerized/bin/linux/amd64/kubeadm",
+		},
+		{
+			name: "build output of another name (OUT_DIR) given directly",
+			setup: func(t *testing.T, dir string) string {
+				artifactstest.WriteFiles(t, filepath.Join(dir, "out", "dockerized", "bin", "linux", "amd64"), artifactstest.BuildBinaries(elf.EM_X86_64))
+				artifactstest.WriteFiles(t, filepath.Join(dir, "out", "release-images", "amd64"), artifactstest.ReleaseImages(t, "amd64", buildTag))
+				return filepath.Join(dir, "out")
+			},
+			wantLayout:   LayoutBuildTree,
+			wantArchives: buildArchives,
+			wantImages:   buildImages("amd64"),
+			wantArch:     "amd64",
+			wantKubeadm:  "out/dockerized/bin/linux/amd64/kubeadm",
+		},
+		{
+			name: "build tree after make all, then make quick-release-images: the dockerized kubeadm is newer",
+			setup: func(t *testing.T, dir string) string {
+				writeMakeAll(t, dir)
+				writeBuild(t, dir, dockerized, "amd64", elf.EM_X86_64)
+				writeReleaseImages(t, dir, "amd64")
+				setAge(t, dir, local, "amd64", time.Hour)
+				setAge(t, dir, dockerized, "amd64", time.Minute)
+				return dir
+			},
+			wantLayout:   LayoutBuildTree,
+			wantArchives: buildArchives,
+			wantImages:   buildImages("amd64"),
+			wantArch:     "amd64",
+			wantKubeadm:  "_output/dockerized/bin/linux/amd64/kubeadm",
+		},
+		{
+			name: "build tree after make quick-release-images, then make all: the local kubeadm is newer",
+			setup: func(t *testing.T, dir string) string {
+				writeMakeAll(t, dir)
+				writeBuild(t, dir, dockerized, "amd64", elf.EM_X86_64)
+				writeReleaseImages(t, dir, "amd64")
+				setAge(t, dir, local, "amd64", time.Minute)
+				setAge(t, dir, dockerized, "amd64", time.Hour)
+				return dir
+			},
+			wantLayout:   LayoutBuildTree,
+			wantArchives: buildArchives,
+			wantImages:   buildImages("amd64"),
+			wantArch:     "amd64",
+			wantKubeadm:  "_output/local/bin/linux/amd64/kubeadm",
+		},
+		{
+			name: "build tree after make all only: no image archives",
+			setup: func(t *testing.T, dir string) string {
+				writeMakeAll(t, dir)
+				return dir
+			},
+			wantLayout:  LayoutBuildTree,
+			wantArch:    "amd64",
+			wantKubeadm: "_output/local/bin/linux/amd64/kubeadm",
+		},
+		{
+			name: "build tree with builds for several architectures: this machine's",
+			setup: func(t *testing.T, dir string) string {
+				other := notThisArch(1)[0]
+				// this machine's folder holds amd64 binaries, so that Arch
+				// tells which folder was used
+				writeBuild(t, dir, dockerized, runtime.GOARCH, elf.EM_X86_64)
+				writeReleaseImages(t, dir, runtime.GOARCH)
+				writeBuild(t, dir, dockerized, other, elf.EM_S390)
+				writeBuild(t, dir, local, other, elf.EM_S390)
+				writeReleaseImages(t, dir, other)
+				return dir
+			},
+			wantLayout:   LayoutBuildTree,
+			wantArchives: buildArchives,
+			wantImages:   buildImages(runtime.GOARCH),
+			wantArch:     "amd64",
+			wantKubeadm:  "_output/dockerized/bin/linux/" + runtime.GOARCH + "/kubeadm",
+		},
+		{
+			name: "build tree with only one architecture holding kubeadm",
+			setup: func(t *testing.T, dir string) string {
+				other := notThisArch(1)[0]
+				writeBuild(t, dir, local, other, elf.EM_X86_64)
+				// a cross-built kubectl alone is not a build to use
+				artifactstest.WriteFiles(t, filepath.Join(dir, "_output", local, "bin", "linux", runtime.GOARCH), artifactstest.Without(artifactstest.BuildBinaries(elf.EM_S390), "kubeadm"))
+				return dir
+			},
+			wantLayout:  LayoutBuildTree,
+			wantArch:    "amd64",
+			wantKubeadm: "_output/local/bin/linux/" + notThisArch(1)[0] + "/kubeadm",
+		},
+		{
+			name: "a release tree in a source tree wins over its build",
+			setup: func(t *testing.T, dir string) string {
+				writeQuickRelease(t, dir)
+				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Release(t, elf.EM_X86_64, "amd64"))
+				return dir
+			},
+			wantLayout:   LayoutReleaseTree,
+			wantArchives: []string{"kube-apiserver.tar", "kube-proxy.tar"},
+			wantImages:   releaseImages,
+			wantArch:     "amd64",
+			wantKubeadm:  "kubernetes/server/bin/kubeadm",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -270,7 +396,7 @@ func TestOpenErrors(t *testing.T) {
 		{
 			name:  "empty folder",
 			setup: func(t *testing.T, dir string) string { return dir },
-			want:  []string{"--image-dir <dir> has no known layout", "kubernetes-server-linux-<arch>.tar.gz, or a flat folder"},
+			want:  []string{"--image-dir <dir> has no known layout", "kubernetes-server-linux-<arch>.tar.gz, a Kubernetes source tree after make quick-release, or a flat folder"},
 		},
 		{
 			name: "a file that is not a tarball",
@@ -286,7 +412,7 @@ func TestOpenErrors(t *testing.T) {
 				artifactstest.WriteFiles(t, dir, artifactstest.Without(amd64(t), "kubelet"))
 				return dir
 			},
-			want: []string{"kubelet not found in <dir>: --image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, or a flat folder)"},
+			want: []string{"kubelet not found in <dir>: --image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, a Kubernetes source tree after make quick-release, or a flat folder)"},
 		},
 		{
 			name: "flat folder without kubeadm",
@@ -534,6 +660,79 @@ func TestOpenErrors(t *testing.T) {
 				return dir
 			},
 			want: []string{"kubeadm not found in <dir>/kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin/"},
+		},
+		{
+			name: "build tree without a built kubeadm",
+			setup: func(t *testing.T, dir string) string {
+				artifactstest.WriteFiles(t, filepath.Join(dir, "_output", "local", "bin", "linux", "amd64"), artifactstest.Without(artifactstest.BuildBinaries(elf.EM_X86_64), "kubeadm"))
+				writeReleaseImages(t, dir, "amd64")
+				return dir
+			},
+			want: []string{
+				"--image-dir <dir> is a Kubernetes build tree without a built kubeadm (looked in <dir>/_output/dockerized/bin/linux/<arch> and <dir>/_output/local/bin/linux/<arch>)",
+				`build them with make quick-release, or with make all WHAT="cmd/kubeadm cmd/kubelet cmd/kubectl" and then make quick-release-images for the image archives`,
+			},
+		},
+		{
+			name: "empty _output given directly",
+			setup: func(t *testing.T, dir string) string {
+				p := filepath.Join(dir, "_output")
+				if err := os.Mkdir(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return p
+			},
+			want: []string{"--image-dir <dir>/_output is a Kubernetes build tree without a built kubeadm (looked in <dir>/_output/dockerized/bin/linux/<arch> and", "make quick-release"},
+		},
+		{
+			name: "build output of another name (OUT_DIR) with image archives only",
+			setup: func(t *testing.T, dir string) string {
+				artifactstest.WriteFiles(t, filepath.Join(dir, "out", "release-images", "amd64"), artifactstest.ReleaseImages(t, "amd64", buildTag))
+				return filepath.Join(dir, "out")
+			},
+			want: []string{"--image-dir <dir>/out is a Kubernetes build tree without a built kubeadm (looked in <dir>/out/dockerized/bin/linux/<arch> and <dir>/out/local/bin/linux/<arch>)", "make quick-release"},
+		},
+		{
+			name: "build tree with builds for several architectures, none this machine's",
+			setup: func(t *testing.T, dir string) string {
+				arches := notThisArch(2)
+				writeBuild(t, dir, dockerized, arches[0], elf.EM_X86_64)
+				writeBuild(t, dir, local, arches[1], elf.EM_X86_64)
+				return dir
+			},
+			want: []string{
+				"--image-dir <dir> holds kubeadm builds for several architectures and none for this machine's (" + runtime.GOARCH + "): ",
+				"<dir>/_output/dockerized/bin/linux/" + notThisArch(2)[0],
+				"<dir>/_output/local/bin/linux/" + notThisArch(2)[1],
+				"; remove the others, or give the folder of the one to use as --image-dir",
+			},
+		},
+		{
+			name: "build tree without kubelet",
+			setup: func(t *testing.T, dir string) string {
+				artifactstest.WriteFiles(t, filepath.Join(dir, "_output", "dockerized", "bin", "linux", "amd64"), artifactstest.Without(artifactstest.BuildBinaries(elf.EM_X86_64), "kubelet"))
+				return dir
+			},
+			want: []string{"kubelet not found in <dir>/_output/dockerized/bin/linux/amd64: build them with make quick-release"},
+		},
+		{
+			name: "build tree with a kubeadm that is a folder",
+			setup: func(t *testing.T, dir string) string {
+				bin := filepath.Join(dir, "_output", "dockerized", "bin", "linux", "amd64")
+				artifactstest.WriteFiles(t, bin, artifactstest.Without(artifactstest.BuildBinaries(elf.EM_X86_64), "kubeadm"))
+				artifactstest.WriteFile(t, filepath.Join(bin, "kubeadm", "x"), nil, 0o644)
+				return dir
+			},
+			want: []string{"<dir>/_output/dockerized/bin/linux/amd64/kubeadm is not a file: it must be the kubeadm binary"},
+		},
+		{
+			name: "corrupt archive in a build's release-images",
+			setup: func(t *testing.T, dir string) string {
+				writeBuild(t, dir, dockerized, "amd64", elf.EM_X86_64)
+				artifactstest.WriteFile(t, filepath.Join(dir, "_output", "release-images", "amd64", "kube-proxy.tar"), artifactstest.Tar(t, artifactstest.Without(proxy(t), "layer0/layer.tar")), 0o644)
+				return dir
+			},
+			want: []string{"image archive <dir>/_output/release-images/amd64/kube-proxy.tar is incomplete"},
 		},
 	}
 	for _, tc := range cases {

@@ -38,6 +38,12 @@ const (
 	// LayoutReleaseTarball is kubernetes-server-linux-<arch>.tar.gz, given
 	// directly or as the only one in the given folder.
 	LayoutReleaseTarball Layout = "release-tarball"
+	// LayoutBuildTree is a Kubernetes source tree, or its _output folder,
+	// after make quick-release (or make all and make quick-release-images):
+	// the binaries of _output/dockerized/bin/linux/<arch> or
+	// _output/local/bin/linux/<arch>, and the image archives of
+	// _output/release-images/<arch>.
+	LayoutBuildTree Layout = "build-tree"
 )
 
 // Binaries are the binaries every --image-dir must hold, in the order they
@@ -119,6 +125,14 @@ type Source struct {
 
 	// tarball is the host path of the release tarball, if any.
 	tarball string
+	// binDir is, for a build tree, the binaries folder Open picked, and why
+	// says why when it had a choice.
+	binDir string
+	why    string
+	// imagesDir is, for a build tree, the image archives folder Open looked
+	// in; imagesMissing reports that it does not exist.
+	imagesDir     string
+	imagesMissing bool
 	// passes counts decompressions of the tarball (for tests).
 	passes atomic.Int64
 }

@@ -102,6 +102,11 @@ const (
 	// Tarball: <dir>/kubernetes-server-linux-amd64.tar.gz (release-tree
 	// content) plus etcd/coredns/pause archives in <dir>.
 	Tarball Layout = "tarball"
+	// BuildTree: a Kubernetes source tree after make quick-release, with
+	// the binaries in <dir>/_output/dockerized/bin/linux/<arch> and every
+	// archive in <dir>/_output/release-images/<arch>, kube-* tagged
+	// <name>-<arch>.
+	BuildTree Layout = "build-tree"
 )
 
 // WriteRelease writes what a user brings for version in dir and returns the
@@ -109,9 +114,15 @@ const (
 // image KubeadmImages lists for version.
 func WriteRelease(dir, version, arch string, layout Layout) (string, error) {
 	files := map[string][]byte{}
-	bin := ""
-	if layout != Flat {
-		bin = "kubernetes/server/bin/"
+	// bin holds the binaries, images the kube-* archives, extras the others
+	bin, images, extras := "", "", ""
+	switch layout {
+	case ReleaseTree, Tarball:
+		bin, images = "kubernetes/server/bin/", "kubernetes/server/bin/"
+	case BuildTree:
+		bin = "_output/dockerized/bin/linux/" + arch + "/"
+		images = "_output/release-images/" + arch + "/"
+		extras = images
 	}
 	for _, name := range []string{"kubeadm", "kubelet", "kubectl"} {
 		files[bin+name] = Binary(name, version, arch)
@@ -123,11 +134,13 @@ func WriteRelease(dir, version, arch string, layout Layout) (string, error) {
 			ref := image
 			if layout != Flat {
 				ref = strings.Replace(image, component+":", component+"-"+arch+":", 1)
+			}
+			if layout == ReleaseTree || layout == Tarball {
 				files[bin+component+".docker_tag"] = []byte(version)
 			}
-			files[bin+component+".tar"] = ImageArchive(ref)
+			files[images+component+".tar"] = ImageArchive(ref)
 		default:
-			files[component+".tar"] = ImageArchive(image)
+			files[extras+component+".tar"] = ImageArchive(image)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -61,6 +61,9 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
   # show what would happen, change nothing
   kind alpha upgrade --name dev --image-dir ./kubernetes-server-linux-amd64.tar.gz --dry-run
 
+  # upgrade to your own build, after make quick-release in ~/src/kubernetes
+  kind alpha upgrade --image-dir ~/src/kubernetes
+
   # upgrade only the control plane (kubelets stay at the old version)
   kind alpha upgrade --image-dir ./v1.34.4 --skip-phases kubelets,verify --output json`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -92,6 +95,11 @@ cluster config is not needed or changed.
   - one of its parent folders (*.tar archives directly in the given folder are
     used too: put etcd, CoreDNS and pause archives there),
   - a kubernetes-server-linux-<arch>.tar.gz, or a folder holding one,
+  - a Kubernetes source tree (or its _output) after make quick-release, or
+    after make all and make quick-release-images: the binaries of
+    _output/dockerized/bin/linux/<arch> or _output/local/bin/linux/<arch>,
+    whichever kubeadm is newer, and the archives of
+    _output/release-images/<arch> (the folders used are printed),
   - a flat folder of kubeadm, kubelet, kubectl and *.tar image archives.
 Archives tagged <name>-<arch>:<tag>, as releases tag them, are retagged to
 the <name>:<tag> kubeadm expects. Each node gets only the images its role

@@ -368,3 +368,27 @@ func Extras(t testing.TB) []File {
 		{Name: "pause.tar", Body: Tar(t, OCIArchive(t, ContainerdName, NewImage("amd64", "registry.k8s.io/pause:3.10.1")))},
 	}
 }
+
+// BuildBinaries returns the files of a Kubernetes build's
+// _output/.../bin/linux/<arch> for machine: the three binaries and another.
+func BuildBinaries(machine elf.Machine) []File {
+	return []File{
+		{Name: "kube-apiserver", Body: Binary(machine, "kube-apiserver"), Mode: 0o755},
+		{Name: "kubeadm", Body: Binary(machine, "kubeadm"), Mode: 0o755},
+		{Name: "kubectl", Body: Binary(machine, "kubectl"), Mode: 0o755},
+		{Name: "kubelet", Body: Binary(machine, "kubelet"), Mode: 0o755},
+	}
+}
+
+// ReleaseImages returns the image archives make quick-release writes to
+// _output/release-images/<arch>, each image tagged
+// registry.k8s.io/<name>-<arch>:<tag>.
+func ReleaseImages(t testing.TB, arch, tag string) []File {
+	t.Helper()
+	var files []File
+	for _, name := range []string{"kube-apiserver", "kube-controller-manager", "kube-proxy", "kube-scheduler", "kubectl"} {
+		ref := "registry.k8s.io/" + name + "-" + arch + ":" + tag
+		files = append(files, File{Name: name + ".tar", Body: Tar(t, DockerArchive(t, NewImage(arch, ref)))})
+	}
+	return files
+}

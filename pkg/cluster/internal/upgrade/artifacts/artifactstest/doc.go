@@ -16,6 +16,6 @@ limitations under the License.
 
 // Package artifactstest builds what --image-dir holds, for the tests of
 // artifacts and its packages: fake ELF binaries, docker-archive and OCI
-// layout tars, release trees and release tarballs, all small and all built
-// in t.TempDir().
+// layout tars, release trees, release tarballs and the output of Kubernetes
+// builds, all small and all built in t.TempDir().
 package artifactstest
