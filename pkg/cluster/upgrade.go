@@ -96,6 +96,16 @@ func UpgradeWithIgnorePreflightErrors(checks ...string) UpgradeOption {
 	})
 }
 
+// UpgradeWithForce lets drains delete pods that no controller recreates
+// (bare pods), as kubectl drain --force does; they are lost. Without it,
+// Upgrade refuses to start while a node it would drain runs such a pod.
+func UpgradeWithForce(force bool) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Force = force
+		return nil
+	})
+}
+
 // UpgradeWithLogger sets the logger status lines and logs go to. When it is
 // kind's CLI logger on a terminal (sigs.k8s.io/kind/pkg/cmd.NewLogger, on
 // stderr), the running step is animated there as kind's own commands do;

@@ -107,6 +107,10 @@ type Options struct {
 	SkipPhases            []string
 	Wait                  time.Duration
 	IgnorePreflightErrors []string
+	// Force lets drains delete pods that no controller recreates
+	// (kubectl drain --force); without it preflight refuses to start while
+	// a node to drain runs one.
+	Force bool
 	// Settle is how long a control-plane node's pods must stay Ready after
 	// its kubelet restarted.
 	Settle time.Duration
@@ -194,6 +198,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 			PollInterval:          opts.PollInterval,
 			Skip:                  skip,
 			ClusterName:           opts.ClusterName,
+			Force:                 opts.Force,
 		},
 	}
 	return r.Run(report.Scope{}, func() (bool, string, error) {

@@ -56,6 +56,9 @@ type Options struct {
 	// ClusterName is the cluster's kind name, for the commands a message
 	// tells the user to run.
 	ClusterName string
+	// Force lets drains delete pods that no controller recreates, as
+	// kubectl drain --force does.
+	Force bool
 }
 
 // Context is what phases run with. It is also the context.Context the

@@ -106,6 +106,9 @@ type Cluster struct {
 	StorageDown bool
 	// APIServerUp is false while the API server does not answer.
 	APIServerUp bool
+	// BarePods are pods without a controller, by node: kubectl drain
+	// refuses to delete them unless forced, and then they are gone.
+	BarePods map[string][]string
 	// KubeletConfig is the kubelet key of the kubelet-config ConfigMap,
 	// which kubeadm upgrade writes to /var/lib/kubelet/config.yaml.
 	KubeletConfig string
@@ -243,7 +246,7 @@ func (c *Cluster) Snapshot() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v kubelet-config=%q\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp, c.KubeletConfig)
+	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v kubelet-config=%q bare-pods=%v\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp, c.KubeletConfig, c.BarePods)
 	for _, n := range c.Nodes {
 		fmt.Fprintf(&b, "node %s role=%s running=%v kubelet=%s ready=%v unschedulable=%v annotations=%v evicted=%d\n",
 			n.Name, n.NodeRole, n.Running, n.KubeletVersion, n.Ready, n.Unschedulable, n.Annotations, n.Evicted)

@@ -476,10 +476,20 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		return "ok", 0
 	case joined == "get --raw=/version":
 		return toJSON(map[string]string{"gitVersion": c.KubernetesVersion}), 0
+	case joined == "get pods --all-namespaces -o json":
+		return toJSON(map[string]interface{}{"items": c.pods()}), 0
 	case len(args) >= 2 && args[0] == "drain":
 		target := c.Node(args[1])
 		if target == nil {
 			return "Error from server (NotFound): nodes \"" + args[1] + "\" not found", 1
+		}
+		if bare := c.BarePods[target.Name]; len(bare) > 0 {
+			if !slices.Contains(args, "--force") {
+				// kubectl cordons first, then refuses
+				target.Unschedulable = true
+				return "node/" + target.Name + " cordoned\nerror: unable to drain node \"" + target.Name + "\" due to error: cannot delete Pods that declare no controller (use --force to override): " + strings.Join(bare, ", "), 1
+			}
+			delete(c.BarePods, target.Name)
 		}
 		if !target.Unschedulable {
 			// a node drained before has no pods left to evict
@@ -559,6 +569,44 @@ func (c *Cluster) staticPods() []interface{} {
 				"metadata": map[string]interface{}{"name": component + "-" + n.Name, "labels": map[string]string{"component": component, "tier": "control-plane"}},
 				"spec":     map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]string{"name": component, "image": image}}},
 				"status":   map[string]interface{}{"conditions": []interface{}{condition("Ready", n.KubeletVersion != "")}},
+			})
+		}
+	}
+	return items
+}
+
+// pods are the bare pods, plus one pod of a Deployment per schedulable
+// node and the static pods' mirrors, as the API lists them.
+func (c *Cluster) pods() []interface{} {
+	var items []interface{}
+	yes := true
+	for _, n := range c.Nodes {
+		for _, name := range c.BarePods[n.Name] {
+			namespace, pod, _ := strings.Cut(name, "/")
+			items = append(items, map[string]interface{}{
+				"metadata": map[string]interface{}{"namespace": namespace, "name": pod},
+				"spec":     map[string]interface{}{"nodeName": n.Name},
+				"status":   map[string]interface{}{"phase": "Running"},
+			})
+		}
+		if !n.NoSchedule {
+			items = append(items, map[string]interface{}{
+				"metadata": map[string]interface{}{"namespace": "default", "name": "app-" + n.Name,
+					"ownerReferences": []interface{}{map[string]interface{}{"kind": "ReplicaSet", "controller": yes}}},
+				"spec":   map[string]interface{}{"nodeName": n.Name},
+				"status": map[string]interface{}{"phase": "Running"},
+			})
+		}
+		for _, component := range staticPods {
+			if n.manifestImage(component) == "" {
+				continue
+			}
+			items = append(items, map[string]interface{}{
+				"metadata": map[string]interface{}{"namespace": "kube-system", "name": component + "-" + n.Name,
+					"annotations":     map[string]string{"kubernetes.io/config.mirror": "x"},
+					"ownerReferences": []interface{}{map[string]interface{}{"kind": "Node", "controller": yes}}},
+				"spec":   map[string]interface{}{"nodeName": n.Name},
+				"status": map[string]interface{}{"phase": "Running"},
 			})
 		}
 	}

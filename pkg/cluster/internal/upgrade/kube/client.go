@@ -81,6 +81,15 @@ func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
 	return ParsePodList(out)
 }
 
+// Pods lists the pods of every namespace.
+func (c Client) Pods(ctx context.Context) ([]Pod, error) {
+	out, err := c.output(ctx, "get", "pods", "--all-namespaces", "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	return ParsePodList(out)
+}
+
 // Workloads lists the DaemonSets and Deployments of namespace.
 func (c Client) Workloads(ctx context.Context, namespace string) ([]Workload, error) {
 	out, err := c.output(ctx, "get", "daemonsets,deployments", "--namespace="+namespace, "-o", "json")

@@ -105,18 +105,32 @@ func ParseNodeList(b []byte) ([]Node, error) {
 
 // Pod is the part of a Pod object the upgrade looks at.
 type Pod struct {
-	Name     string
-	NodeName string
+	Namespace string
+	Name      string
+	NodeName  string
 	// Component is the "component" label kubeadm puts on static pods.
 	Component string
 	Images    []string
 	Ready     bool
+	// Unmanaged is true for a pod that `kubectl drain` deletes only with
+	// --force: one no controller recreates (no owner reference with
+	// controller: true), that is not a static pod's mirror and that has not
+	// finished.
+	Unmanaged bool
 }
+
+// mirrorAnnotation marks the API server's mirror of a static pod.
+const mirrorAnnotation = "kubernetes.io/config.mirror"
 
 type podObject struct {
 	Metadata struct {
-		Name   string            `json:"name"`
-		Labels map[string]string `json:"labels"`
+		Namespace       string            `json:"namespace"`
+		Name            string            `json:"name"`
+		Labels          map[string]string `json:"labels"`
+		Annotations     map[string]string `json:"annotations"`
+		OwnerReferences []struct {
+			Controller *bool `json:"controller"`
+		} `json:"ownerReferences"`
 	} `json:"metadata"`
 	Spec struct {
 		NodeName   string `json:"nodeName"`
@@ -125,17 +139,26 @@ type podObject struct {
 		} `json:"containers"`
 	} `json:"spec"`
 	Status struct {
+		Phase      string      `json:"phase"`
 		Conditions []condition `json:"conditions"`
 	} `json:"status"`
 }
 
 func (o podObject) pod() Pod {
 	p := Pod{
+		Namespace: o.Metadata.Namespace,
 		Name:      o.Metadata.Name,
 		NodeName:  o.Spec.NodeName,
 		Component: o.Metadata.Labels["component"],
 		Ready:     isTrue(o.Status.Conditions, "Ready"),
 	}
+	controlled := false
+	for _, ref := range o.Metadata.OwnerReferences {
+		controlled = controlled || (ref.Controller != nil && *ref.Controller)
+	}
+	_, mirror := o.Metadata.Annotations[mirrorAnnotation]
+	finished := o.Status.Phase == "Succeeded" || o.Status.Phase == "Failed"
+	p.Unmanaged = !controlled && !mirror && !finished
 	for _, c := range o.Spec.Containers {
 		p.Images = append(p.Images, c.Image)
 	}

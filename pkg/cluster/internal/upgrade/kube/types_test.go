@@ -162,3 +162,23 @@ func TestParseKubeletConfiguration(t *testing.T) {
 		t.Error("garbage parsed")
 	}
 }
+
+func TestParsePodListUnmanaged(t *testing.T) {
+	t.Parallel()
+	pods, err := ParsePodList([]byte(`{"items":[
+{"metadata":{"namespace":"default","name":"bare"},"spec":{"nodeName":"w"},"status":{"phase":"Running"}},
+{"metadata":{"namespace":"default","name":"done"},"spec":{"nodeName":"w"},"status":{"phase":"Succeeded"}},
+{"metadata":{"namespace":"default","name":"rs","ownerReferences":[{"kind":"ReplicaSet","controller":true}]},"spec":{"nodeName":"w"},"status":{"phase":"Running"}},
+{"metadata":{"namespace":"default","name":"owned","ownerReferences":[{"kind":"ConfigMap"}]},"spec":{"nodeName":"w"},"status":{"phase":"Running"}},
+{"metadata":{"namespace":"kube-system","name":"etcd-cp","annotations":{"kubernetes.io/config.mirror":"x"},"ownerReferences":[{"kind":"Node","controller":true}]},"spec":{"nodeName":"cp"},"status":{"phase":"Running"}}
+]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"bare": true, "done": false, "rs": false, "owned": true, "etcd-cp": false}
+	for _, p := range pods {
+		if p.Unmanaged != want[p.Name] {
+			t.Errorf("pod %s/%s Unmanaged=%v, want %v", p.Namespace, p.Name, p.Unmanaged, want[p.Name])
+		}
+	}
+}

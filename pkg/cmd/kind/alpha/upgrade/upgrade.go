@@ -44,6 +44,7 @@ type flagpole struct {
 	SkipPhases            []string
 	Wait                  time.Duration
 	IgnorePreflightErrors []string
+	Force                 bool
 	Output                string
 }
 
@@ -79,6 +80,7 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringSliceVar(&flags.SkipPhases, "skip-phases", nil, "phases to skip, comma separated (see the list of phases above)")
 	c.Flags().DurationVar(&flags.Wait, "wait", cluster.DefaultUpgradeWait, "how long to wait for each node, its pods or a drain to become ready")
 	c.Flags().StringSliceVar(&flags.IgnorePreflightErrors, "ignore-preflight-errors", nil, "kubeadm preflight checks whose errors become warnings, passed to kubeadm (SystemVerification, Swap and FileContent--proc-sys-net-bridge-bridge-nf-call-iptables always are)")
+	c.Flags().BoolVar(&flags.Force, "force", false, "drain nodes even if they run pods that no controller recreates: those pods are deleted and lost (as kubectl drain --force)")
 	c.Flags().StringVarP(&flags.Output, "output", "o", "text", `"text", or "json" for one JSON event per line on stdout (phase, node and step started/finished, duration, outcome)`)
 	_ = c.MarkFlagRequired("image-dir")
 	return c
@@ -153,6 +155,7 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 		cluster.UpgradeWithSkipPhases(flags.SkipPhases...),
 		cluster.UpgradeWithWaitForReady(flags.Wait),
 		cluster.UpgradeWithIgnorePreflightErrors(flags.IgnorePreflightErrors...),
+		cluster.UpgradeWithForce(flags.Force),
 		cluster.UpgradeWithOutput(streams.Out, json),
 		cluster.UpgradeWithContext(ctx),
 	}

@@ -45,7 +45,8 @@ const DrainedAnnotation = "kind-upgrade.x-k8s.io/cordoned-by-upgrade"
 
 const (
 	cordoned = "cordoned"
-	drained  = "drained"
+	// Drained is DrainedAnnotation's value once the drain succeeded.
+	Drained = "drained"
 )
 
 // BinDir is where kind nodes keep kubeadm, kubelet and kubectl.
@@ -173,24 +174,19 @@ func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 		return false, "", err
 	}
 	var self *kube.Node
-	others := false
 	for i := range list {
-		kn := list[i]
-		if kn.Name == n.String() {
+		if list[i].Name == n.String() {
 			self = &list[i]
-			continue
-		}
-		if kn.Ready && !kn.Unschedulable && !kn.NoSchedule {
-			others = true
 		}
 	}
+	others := OthersCanTakePods(list, n.String())
 	if self == nil {
 		return false, "", errors.Errorf("node %q is not registered with the API server", n)
 	}
 	if self.KubeletVersion == ctx.State.Target {
 		return true, "the kubelet already runs " + ctx.State.Target, nil
 	}
-	if self.Annotations[DrainedAnnotation] == drained {
+	if self.Annotations[DrainedAnnotation] == Drained {
 		return true, "already drained", nil
 	}
 	if !others {
@@ -198,6 +194,27 @@ func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 		return true, "no other node can take its pods", nil
 	}
 	return false, "", nil
+}
+
+// OthersCanTakePods reports whether a node other than name is Ready,
+// schedulable and without a NoSchedule taint: whether draining name moves
+// its pods somewhere.
+func OthersCanTakePods(list []kube.Node, name string) bool {
+	for _, kn := range list {
+		if kn.Name != name && kn.Ready && !kn.Unschedulable && !kn.NoSchedule {
+			return true
+		}
+	}
+	return false
+}
+
+// drainArgs is the kubectl drain command for n.
+func drainArgs(ctx *actions.Context, n nodes.Node) []string {
+	args := []string{"drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=" + ctx.Options.Wait.String()}
+	if ctx.Options.Force {
+		args = append(args, "--force")
+	}
+	return args
 }
 
 // drain cordons n (remembering that this command did) and evicts its pods,
@@ -211,15 +228,15 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 	_, ours := kn.Annotations[DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
-		return client.Run(ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String())
+		return client.Run(ctx, drainArgs(ctx, n)...)
 	}
 	if err := client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+cordoned); err != nil {
 		return err
 	}
-	if err := client.Run(ctx, "drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout="+ctx.Options.Wait.String()); err != nil {
+	if err := client.Run(ctx, drainArgs(ctx, n)...); err != nil {
 		return err
 	}
-	return client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+drained)
+	return client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+Drained)
 }
 
 // staleBinaries lists the binaries in BinDir that differ from the staged

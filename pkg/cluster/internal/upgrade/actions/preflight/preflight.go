@@ -68,6 +68,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{Name: "running kubeadm from --image-dir", Run: probeKubeadm},
 		{Name: "checking version skew", Run: checkVersions},
 		{Name: "checking the host", Run: checkHost},
+		{Name: "checking pods on the nodes to drain", Run: checkDrains},
 		{Name: "checking images", Run: checkImages},
 		{Name: "checking disk space", Run: checkDisk},
 		{Name: "checking the phases to run", Run: checkSkips},

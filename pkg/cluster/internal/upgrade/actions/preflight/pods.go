@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package preflight
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+)
+
+// checkDrains refuses to start when a node the kubelets phase will drain
+// runs a pod that no controller recreates: kubectl drain stops there
+// (half-way through the upgrade) unless told to delete it, and the pod is
+// then lost.
+func checkDrains(ctx *actions.Context) error {
+	st := ctx.State
+	if ctx.Options.Skip[kubelets.Phase] || ctx.Options.Force {
+		return nil
+	}
+	client := ctx.Kube()
+	list, err := client.Nodes(ctx)
+	if err != nil {
+		return errors.Wrap(err, "failed to list the cluster's nodes")
+	}
+	pods, err := client.Pods(ctx)
+	if err != nil {
+		return errors.Wrap(err, "failed to list the cluster's pods")
+	}
+	if names := UnmanagedOnDrained(list, pods, st.Target); len(names) > 0 {
+		return errors.Errorf("the upgrade drains nodes that run pods no controller recreates, which kubectl drain only deletes when forced:\n  %s\ndelete or move them first (e.g. run them from a Deployment), or run again with --force to let the drains delete them (they are lost)", strings.Join(names, "\n  "))
+	}
+	return nil
+}
+
+// UnmanagedOnDrained lists, as "namespace/name on node", the pods that
+// kubectl drain would refuse to delete on the nodes the kubelets phase
+// drains: nodes whose kubelet is not at target yet, not drained by an
+// earlier run, whose pods another node can take.
+func UnmanagedOnDrained(list []kube.Node, pods []kube.Pod, target string) []string {
+	drained := map[string]bool{}
+	for _, n := range list {
+		if n.KubeletVersion != target && n.Annotations[kubelets.DrainedAnnotation] != kubelets.Drained && kubelets.OthersCanTakePods(list, n.Name) {
+			drained[n.Name] = true
+		}
+	}
+	var names []string
+	for _, p := range pods {
+		if p.Unmanaged && drained[p.NodeName] {
+			names = append(names, fmt.Sprintf("%s/%s on %s", p.Namespace, p.Name, p.NodeName))
+		}
+	}
+	return names
+}

@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package upgrade_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+)
+
+// TestFakeDrainRefusesBarePods shows the fake drains as kubectl does: a pod
+// without a controller stops the drain unless --force deletes it.
+func TestFakeDrainRefusesBarePods(t *testing.T) {
+	t.Parallel()
+	c := fakenode.NewCluster("kind", from, 1, 2)
+	c.BarePods = map[string][]string{"kind-worker": {"default/bare"}}
+	cp := c.Nodes[0]
+	err := cp.Command("kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "drain", "kind-worker", "--ignore-daemonsets").Run()
+	if err == nil || !strings.Contains(err.Error(), "exit status 1") {
+		t.Fatalf("drain with a bare pod: %v, want exit status 1", err)
+	}
+	if err := cp.Command("kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "drain", "kind-worker", "--ignore-daemonsets", "--force").Run(); err != nil {
+		t.Fatalf("drain --force: %v", err)
+	}
+	if len(c.BarePods["kind-worker"]) != 0 {
+		t.Errorf("drain --force left %v", c.BarePods)
+	}
+}
+
+// TestBarePodsRefusedUnlessForced: a pod no controller recreates on a node
+// the upgrade drains is named in preflight, before anything changes;
+// --force lets the drain delete it.
+func TestBarePodsRefusedUnlessForced(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 2, fakenode.Flat)
+	e.cluster.BarePods = map[string][]string{"kind-worker2": {"default/debug"}}
+	snapshotUnchanged(t, e, func() {
+		_, err := e.run(nil)
+		if err == nil {
+			t.Fatal("the upgrade was not refused")
+		}
+		for _, want := range []string{"default/debug on kind-worker2", "--force"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not contain %q", err, want)
+			}
+		}
+	})
+	if _, err := e.run(func(o *upgrade.Options) { o.Force = true }); err != nil {
+		t.Fatalf("upgrade with Force: %v\ncalls:\n%s", err, dump(e.cluster.Calls))
+	}
+	assertUpgraded(t, e.cluster)
+	if len(e.cluster.BarePods["kind-worker2"]) != 0 {
+		t.Errorf("the drain did not delete the bare pod: %v", e.cluster.BarePods)
+	}
+}
+
+// TestBarePodsWhereNothingIsDrained: a bare pod on a node whose drain is
+// skipped (no other node can take its pods) keeps running and does not
+// stop the upgrade; neither does one with the kubelets phase skipped.
+func TestBarePodsWhereNothingIsDrained(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	e.cluster.BarePods = map[string][]string{"kind-worker": {"default/debug"}}
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+	if len(e.cluster.BarePods["kind-worker"]) != 1 {
+		t.Errorf("the bare pod is gone: %v", e.cluster.BarePods)
+	}
+
+	e = newEnv(t, 1, 2, fakenode.Flat)
+	e.cluster.BarePods = map[string][]string{"kind-worker": {"default/debug"}}
+	if _, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"kubelets", "verify"} }); err != nil {
+		t.Fatalf("control plane only, with a bare pod on a worker: %v", err)
+	}
+}
