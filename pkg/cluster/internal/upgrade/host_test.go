@@ -165,3 +165,44 @@ func TestHostAccepted(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeadmPauseNotDemanded: kind nodes run pods with containerd's
+// sandbox image and lack kubeadm's pause, which kubeadm lists only to pull
+// it. Without an archive of it the upgrade goes on, telling kubeadm to
+// ignore its pull check; a node without any pause image is refused.
+func TestKubeadmPauseNotDemanded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	removeFile(t, e, "pause.tar")
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+	pause := fakenode.KubeadmImages(target, "")[5]
+	for _, n := range e.cluster.Nodes {
+		if _, ok := n.Images[pause]; ok {
+			t.Errorf("node %s got %s, which --image-dir does not hold", n.Name, pause)
+		}
+	}
+	ignored := false
+	for _, c := range e.cluster.Calls {
+		for _, a := range c.Argv {
+			ignored = ignored || (strings.HasPrefix(a, "--ignore-preflight-errors=") && strings.Contains(a, "ImagePull"))
+		}
+	}
+	if !ignored {
+		t.Error("kubeadm was not told to ignore its image pull check")
+	}
+
+	e = newEnv(t, 1, 1, fakenode.Flat)
+	removeFile(t, e, "pause.tar")
+	for image := range e.cluster.Nodes[1].Images {
+		if strings.Contains(image, "/pause:") {
+			delete(e.cluster.Nodes[1].Images, image)
+		}
+	}
+	snapshotUnchanged(t, e, func() {
+		_, err := e.run(nil)
+		if err == nil || !strings.Contains(err.Error(), "registry.k8s.io/pause:3.10.1 (needed on kind-worker)") {
+			t.Errorf("a node without any pause image: %v, want pause named", err)
+		}
+	})
+}
