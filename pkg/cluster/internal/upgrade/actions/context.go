@@ -116,11 +116,6 @@ type State struct {
 	Info map[string]*NodeInfo
 	// NothingToDo is true when the cluster already runs Target.
 	NothingToDo bool
-	// SandboxOnly is kubeadm's pause image when neither the nodes nor
-	// --image-dir have it: the nodes' pods run containerd's sandbox image,
-	// and kubeadm, which lists its pause image only to pull it, is told to
-	// ignore its image pull check.
-	SandboxOnly string
 }
 
 // Ordered returns the nodes in the order the kubelets phase visits them:

@@ -29,10 +29,6 @@ import (
 // kubeadm: checks that cannot pass in a container, plus the user's.
 func (c *Context) KubeadmIgnorePreflightErrors() string {
 	checks := []string{"SystemVerification", "Swap", "FileContent--proc-sys-net-bridge-bridge-nf-call-iptables"}
-	if c.State != nil && c.State.SandboxOnly != "" {
-		// preflight checked every other image kubeadm pulls is there
-		checks = append(checks, "ImagePull")
-	}
 	seen := map[string]bool{}
 	var out []string
 	for _, check := range append(checks, c.Options.IgnorePreflightErrors...) {

@@ -403,10 +403,8 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 			return "unknown command", 1
 		}
 		if isCP {
-			// kubeadm pulls what is missing; offline that fails, and only
-			// --ignore-preflight-errors=ImagePull (or all) lets it go on
 			for _, image := range images {
-				if !n.Images[imageref.Normalize(image)] && !ignores(args, "ImagePull") {
+				if !n.Images[imageref.Normalize(image)] {
 					return "[preflight] Some fatal errors occurred:\n\t[ERROR ImagePull]: failed to pull image " + image, 1
 				}
 			}
@@ -443,20 +441,6 @@ func (n *Node) refusesHost(version string) bool {
 	}
 	v, err := strconv.Atoi(strings.SplitN(minor(version), ".", 2)[1])
 	return n.CgroupV1 && err == nil && v >= 35 && (cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1)
-}
-
-// ignores reports whether kubeadm's args ignore the preflight check.
-func ignores(args []string, check string) bool {
-	for _, a := range args {
-		if list, ok := strings.CutPrefix(a, "--ignore-preflight-errors="); ok {
-			for _, c := range strings.Split(list, ",") {
-				if strings.EqualFold(c, check) || strings.EqualFold(c, "all") {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 func nextMinor(from, to string) bool {

@@ -53,23 +53,6 @@ func NeededOn(list []string, role string) []string {
 	return needed
 }
 
-// IsPause reports whether image is a pause (pod sandbox) image.
-func IsPause(image string) bool {
-	return imageref.Component(image) == "pause"
-}
-
-// HasPause reports whether present (normalized references) holds a pause
-// image of any tag: the sandbox image a kind node's containerd runs pods
-// with.
-func HasPause(present map[string]bool) bool {
-	for image := range present {
-		if IsPause(image) {
-			return true
-		}
-	}
-	return false
-}
-
 // Missing returns the images of needed that are not in present (both
 // compared in normalized form), sorted.
 func Missing(needed []string, present map[string]bool) []string {

@@ -23,7 +23,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -329,7 +328,6 @@ func checkImages(ctx *actions.Context) error {
 		return err
 	}
 	var problems []string
-	st.SandboxOnly = ""
 	for _, n := range ctx.Nodes {
 		info := st.Info[n.String()]
 		info.Needed = plan.NeededOn(st.Images, info.Role)
@@ -337,14 +335,6 @@ func checkImages(ctx *actions.Context) error {
 		seen := map[*artifacts.Artifact]bool{}
 		for _, image := range plan.Missing(info.Needed, info.Present) {
 			a := ctx.Source.ArchiveFor(image)
-			if a == nil && plan.IsPause(image) && plan.HasPause(info.Present) {
-				// kubeadm lists its pause image only to pull it; the
-				// node's pods run containerd's sandbox image, which kind
-				// preloads instead
-				st.SandboxOnly = image
-				info.Needed = slices.DeleteFunc(info.Needed, func(s string) bool { return s == image })
-				continue
-			}
 			if a == nil {
 				problems = append(problems, fmt.Sprintf("%s (needed on %s)", image, n))
 				continue
@@ -362,9 +352,6 @@ func checkImages(ctx *actions.Context) error {
 				problems = append(problems, fmt.Sprintf("%s is built for %s but node %s is %s", a.Path, a.Arch, n, info.Arch))
 			}
 		}
-	}
-	if len(problems) == 0 && st.SandboxOnly != "" {
-		ctx.Logger.V(0).Infof("kubeadm's pause image %s is neither on the nodes nor in --image-dir: the nodes' pods run containerd's sandbox image, so kubeadm's image pull check is told to ignore it (ImagePull); every other image kubeadm needs was checked here", st.SandboxOnly)
 	}
 	if len(problems) > 0 {
 		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s for the nodes' architecture:\n  %s\nadd an archive of each to --image-dir (e.g. `docker save -o <dir>/<name>.tar <image>`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "))
