@@ -84,7 +84,7 @@ func TestHasSwap(t *testing.T) {
 func TestHostRefusal(t *testing.T) {
 	t.Parallel()
 	no, yes := false, true
-	v := func(s string) *semver.Version { return semver.MustParse(s) }
+	v := semver.MustParse
 	cases := []struct {
 		name     string
 		target   string
