@@ -21,7 +21,11 @@
 #   make test      unit, then e2e
 #   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
 #   make lint      golangci-lint only
-#   make demo      create a v1.33 cluster and upgrade it to v1.34 (needs root)
+#   make e2e-matrix  the e2e for every version pair of the matrix (needs root)
+#   make demo      create a v1.36 cluster and upgrade it to v1.37 (needs root)
+#
+# E2E_FROM and E2E_TO choose the versions of make e2e and make demo
+# (default v1.36.3 -> v1.37.2), e.g. make e2e E2E_FROM=v1.35.4 E2E_TO=v1.36.3
 #   make clean     remove bin/
 
 ################################################################################
@@ -31,6 +35,8 @@ OUT_DIR := $(REPO_ROOT)/bin
 # Go from PATH, else where the machine image installs it
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
+# the e2e's versions, when given (hack/e2e/artifacts-env.sh has the defaults)
+export E2E_FROM E2E_TO
 ################################################################################
 # ================================ Options =====================================
 INSTALL ?= install
@@ -62,6 +68,9 @@ unit:
 e2e: build
 	hack/make-rules/e2e.sh
 
+e2e-matrix: build
+	hack/make-rules/e2e-matrix.sh
+
 # unit, then e2e (not in parallel, even under make -j)
 test:
 	@$(MAKE) --no-print-directory unit
@@ -84,4 +93,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit e2e test demo verify lint shellcheck clean
+.PHONY: all build install unit e2e e2e-matrix test demo verify lint shellcheck clean

@@ -14,29 +14,33 @@
 # limitations under the License.
 
 # Sourced by hack/e2e/run.sh and hack/e2e/demo.sh: the versions the e2e
-# upgrades between, and load_artifacts_env, which builds (or reuses) the
-# offline artifacts and sets NODE_IMAGE, IMAGE_DIR, CANARY_IMAGE and
-# CANARY_TAR from hack/e2e/build-artifacts.sh's output.
+# upgrades between (E2E_FROM, E2E_TO; default kind's current line, the
+# pair CI runs), and load_artifacts_env, which builds (or reuses) the
+# offline artifacts for them and sets NODE_IMAGE, IMAGE_DIR, BUILD_TREE,
+# DOWNGRADE_IMAGE_DIR, CANARY_IMAGE, CANARY_TAR and the etcd, CoreDNS and
+# pause images each version's kubeadm lists (FROM_ETCD_IMAGE, TO_ETCD_IMAGE,
+# ...) from hack/e2e/build-artifacts.sh's output.
 
-# shellcheck disable=SC2034 # used by the scripts that source this file
-E2E_FROM_VERSION="v1.33.13"
-# shellcheck disable=SC2034
-E2E_TO_VERSION="v1.34.4"
-# shellcheck disable=SC2034 # etcd and CoreDNS versions kubeadm v1.34.4 wants
-E2E_TO_ETCD="3.6.5"
-# shellcheck disable=SC2034
-E2E_TO_COREDNS="v1.12.1"
+E2E_FROM_VERSION="${E2E_FROM:-v1.36.3}"
+E2E_TO_VERSION="${E2E_TO:-v1.37.2}"
+
+# the keys build-artifacts.sh reports
+E2E_ARTIFACT_KEYS=(NODE_IMAGE IMAGE_DIR BUILD_TREE DOWNGRADE_IMAGE_DIR CANARY_IMAGE CANARY_TAR
+  FROM_ETCD_IMAGE FROM_COREDNS_IMAGE FROM_PAUSE_IMAGE TO_ETCD_IMAGE TO_COREDNS_IMAGE TO_PAUSE_IMAGE)
 
 load_artifacts_env() {
   local out key value
-  out="$(bash "$(dirname "${BASH_SOURCE[0]}")/build-artifacts.sh")"
-  NODE_IMAGE="" IMAGE_DIR="" CANARY_IMAGE="" CANARY_TAR=""
+  out="$(E2E_NODE_VERSION="${E2E_FROM_VERSION}" E2E_UPGRADE_VERSION="${E2E_TO_VERSION}" \
+    bash "$(dirname "${BASH_SOURCE[0]}")/build-artifacts.sh")"
+  for key in "${E2E_ARTIFACT_KEYS[@]}"; do
+    printf -v "${key}" '%s' ""
+  done
   while IFS='=' read -r key value; do
-    case "${key}" in
-      NODE_IMAGE | IMAGE_DIR | CANARY_IMAGE | CANARY_TAR) printf -v "${key}" '%s' "${value}" ;;
-    esac
+    if [[ " ${E2E_ARTIFACT_KEYS[*]} " == *" ${key} "* ]]; then
+      printf -v "${key}" '%s' "${value}"
+    fi
   done <<<"${out}"
-  for key in NODE_IMAGE IMAGE_DIR CANARY_IMAGE CANARY_TAR; do
+  for key in "${E2E_ARTIFACT_KEYS[@]}"; do
     if [[ -z "${!key}" ]]; then
       echo "ERROR: hack/e2e/build-artifacts.sh did not report ${key}" >&2
       return 1

@@ -16,11 +16,21 @@
 # build-artifacts.sh: builds, offline, everything the upgrade e2e tests need
 # and prints where it is (key=value lines on stdout, logs on stderr):
 #
-#   NODE_IMAGE      kind node image at E2E_NODE_VERSION (default v1.33.13),
+#   NODE_IMAGE      kind node image at E2E_NODE_VERSION (default v1.36.3),
 #                   every image its kubeadm needs preloaded
 #   IMAGE_DIR       what a user brings to `kind alpha upgrade --image-dir`
-#                   for E2E_UPGRADE_VERSION (default v1.34.4): a release-like
-#                   kubernetes/server/bin/ plus etcd.tar, coredns.tar, pause.tar
+#                   for E2E_UPGRADE_VERSION (default v1.37.2): a release-like
+#                   kubernetes/server/bin/ plus etcd.tar and coredns.tar
+#                   for those images that differ from the node version's,
+#                   and pause.tar (kind's nodes lack kubeadm's pause)
+#   BUILD_TREE      a Kubernetes source tree's _output/ after `make
+#                   quick-release` of E2E_UPGRADE_VERSION: binaries in
+#                   _output/dockerized/bin/linux/amd64/, image archives in
+#                   _output/release-images/amd64/
+#   DOWNGRADE_IMAGE_DIR  kubeadm, kubelet and kubectl at E2E_NODE_VERSION
+#                   (a flat folder: what an accidental downgrade brings)
+#   TO_ETCD_IMAGE, TO_COREDNS_IMAGE, TO_PAUSE_IMAGE, FROM_ETCD_IMAGE, ...
+#                   the images kubeadm lists for each version
 #   CANARY_IMAGE    the test workload image (also loaded in Docker)
 #   CANARY_TAR      the same as a docker-archive
 #   KUBECTL         a host kubectl at E2E_NODE_VERSION
@@ -38,8 +48,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=build-kubernetes.sh
 source "${E2E_DIR}/build-kubernetes.sh"
 
-E2E_NODE_VERSION="${E2E_NODE_VERSION:-v1.33.13}"
-E2E_UPGRADE_VERSION="${E2E_UPGRADE_VERSION:-v1.34.4}"
+E2E_NODE_VERSION="${E2E_NODE_VERSION:-v1.36.3}"
+E2E_UPGRADE_VERSION="${E2E_UPGRADE_VERSION:-v1.37.2}"
 # the newest version of its Go module the proxy serves (kind ships v0.0.34)
 LOCAL_PATH_PROVISIONER_VERSION="${LOCAL_PATH_PROVISIONER_VERSION:-v0.0.30}"
 # this repository's kind: its `build node-image` is kind's builder
@@ -58,6 +68,8 @@ KEY_LABEL="io.kind-upgrade-e2e.key"
 source "${E2E_DIR}/build-base.sh"
 # shellcheck source-path=SCRIPTDIR source=build-node.sh
 source "${E2E_DIR}/build-node.sh"
+# shellcheck source-path=SCRIPTDIR source=build-envoy.sh
+source "${E2E_DIR}/build-envoy.sh"
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod
 export DOCKER_BUILDKIT=0
@@ -210,10 +222,10 @@ build_crictl() {
   reports "$1/crictl --version" "version $2"
 }
 
-# build_helpers OUT: pause, canary, the registry mirror and kindnetd, from
-# this repository.
+# build_helpers OUT: pause, canary, the registry mirror, kindnetd and the
+# load balancer stand-in (envoy), from this repository.
 build_helpers() {
-  (cd "${E2E_DIR}" && go build -trimpath -ldflags "-s -w" -o "$1/" ./pause ./canary ./mirror ./kindnetd)
+  (cd "${E2E_DIR}" && go build -trimpath -ldflags "-s -w" -o "$1/" ./pause ./canary ./mirror ./kindnetd ./envoy)
 }
 
 # -------------------------------------------------------- root file systems
@@ -358,6 +370,42 @@ build_image_dir() {
   [[ -z "${etcd}" ]] || link_or_copy "${etcd}/image.tar" "${out}/etcd.tar"
   [[ -z "${coredns}" ]] || link_or_copy "${coredns}/image.tar" "${out}/coredns.tar"
   [[ -z "${pause}" ]] || link_or_copy "${pause}/image.tar" "${out}/pause.tar"
+}
+
+# build_binaries_dir OUT KUBE_DIR: kubeadm, kubelet and kubectl only.
+build_binaries_dir() {
+  local b
+  for b in kubeadm kubelet kubectl; do
+    link_or_copy "$2/${b}" "$1/${b}"
+  done
+}
+
+# build_kube_tree OUT KUBE_DIR CP_TAR_DIRS: the _output/ folder a
+# Kubernetes source tree has after `make quick-release` (the parts
+# `kind alpha upgrade` reads): every server binary in
+# _output/dockerized/bin/linux/amd64/ and the control-plane image archives
+# (registry.k8s.io/<name>-amd64:<version>) in _output/release-images/amd64/.
+build_kube_tree() {
+  local out="$1" kube="$2" cp_dirs="$3"
+  local bin="${out}/_output/dockerized/bin/linux/amd64" images="${out}/_output/release-images/amd64"
+  mkdir -p "${bin}" "${images}"
+  local b d comp
+  for b in kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
+    link_or_copy "${kube}/${b}" "${bin}/${b}"
+  done
+  for d in ${cp_dirs}; do
+    comp="$(sed -n '1s|^registry\.k8s\.io/\(.*\)-amd64:.*$|\1|p' "${d}/image-names")"
+    [[ -n "${comp}" ]] || die "unexpected image name in ${d}"
+    link_or_copy "${d}/image.tar" "${images}/${comp}.tar"
+  done
+}
+
+# unless_same FROM_DIR TO_DIR: TO_DIR, or nothing when both entries hold
+# the same image (a patch upgrade keeps etcd, CoreDNS and pause).
+unless_same() {
+  if [[ "$(cat "$1/image-names")" != "$(cat "$2/image-names")" ]]; then
+    printf '%s' "$2"
+  fi
 }
 
 # ---------------------------------------------------------------- main
@@ -594,9 +642,9 @@ main() {
 
   # keyed by the programs' sources only: editing a test rebuilds nothing
   local sources
-  mapfile -t sources < <(find "${E2E_DIR}"/pause "${E2E_DIR}"/canary "${E2E_DIR}"/mirror "${E2E_DIR}"/kindnetd \
+  mapfile -t sources < <(find "${E2E_DIR}"/pause "${E2E_DIR}"/canary "${E2E_DIR}"/mirror "${E2E_DIR}"/kindnetd "${E2E_DIR}"/envoy \
     -name '*.go' ! -name '*_test.go' | sort)
-  HELPERS_DIR="$(cached bin helpers "$(mkkey helpers "=$(declare -f build_helpers)" "${E2E_DIR}"/go.mod \
+  HELPERS_DIR="$(cached bin helpers "$(mkkey helpers "=$(declare -f build_helpers)" "${E2E_DIR}"/go.mod "${E2E_DIR}"/go.sum \
     "${sources[@]}" "=$(go env GOVERSION)")" build_helpers)"
 
   # kind's base image components, at the versions its Dockerfile names
@@ -629,6 +677,14 @@ main() {
   ensure_canary
   ensure_addon_images
 
+  # kind's HA load balancer image: the stand-in under kind's name, in Docker
+  local envoy_name envoy_entry
+  envoy_name="$(envoy_image_name)"
+  envoy_entry="$(sed 's|/|_|g; s|:|_|' <<<"${envoy_name}")"
+  cached images "${envoy_entry}" "$(mkkey "${envoy_entry}" "=$(declare -f build_envoy_image docker_build)" \
+    "=$(stamp_of "${HELPERS_DIR}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
+    build_envoy_image "${HELPERS_DIR}/envoy" "${envoy_name}" >/dev/null
+
   # The node image: kind's builder, fed by the mirror with the images it
   # does not build (etcd, CoreDNS, the sandbox image, the add-ons).
   version_images "${E2E_NODE_VERSION}" "-amd64"
@@ -656,21 +712,46 @@ main() {
     build_kind_node_image "${release}/kubernetes-server-linux-amd64.tar.gz" "$(cat "${base_dir}/image-name")" \
     "${NODE_IMAGE_REPO}:${E2E_NODE_VERSION}" "${archives}" "${ca}")"
 
-  # The folder a user would bring for the upgrade.
+  local from_etcd="${ETCD_DIR}" from_coredns="${COREDNS_DIR}" from_pause="${PAUSE_DIR}"
+  local downgrade_dir
+  downgrade_dir="$(cached artifacts "binaries-${E2E_NODE_VERSION}" "$(mkkey "binaries-${E2E_NODE_VERSION}" \
+    "=$(declare -f build_binaries_dir)" "=$(stamp_of "${kube_node}")")" build_binaries_dir "${kube_node}")"
+
+  # The folder a user would bring for the upgrade: the release's server/bin
+  # plus the etcd, CoreDNS and pause archives that change.
   version_images "${E2E_UPGRADE_VERSION}" "-amd64"
+  local new_etcd new_coredns new_pause
+  new_etcd="$(unless_same "${from_etcd}" "${ETCD_DIR}")"
+  new_coredns="$(unless_same "${from_coredns}" "${COREDNS_DIR}")"
+  # kind's node image holds its containerd sandbox image, not kubeadm's
+  # pause, which kubeadm's upgrade health check runs
+  new_pause="$(unless_same "${sandbox_dir}" "${PAUSE_DIR}")"
   local dir_inputs=("=$(declare -f build_image_dir)" "=$(stamp_of "${kube_up}")")
-  for x in ${CP_DIRS} "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}"; do
+  for x in ${CP_DIRS} ${new_etcd} ${new_coredns} ${new_pause}; do
     dir_inputs+=("=$(stamp_of "${x}")")
   done
-  local image_dir
-  image_dir="$(cached artifacts "${E2E_UPGRADE_VERSION}" "$(mkkey "${E2E_UPGRADE_VERSION}" "${dir_inputs[@]}")" \
-    build_image_dir "${E2E_UPGRADE_VERSION}" "${kube_up}" "${CP_DIRS}" "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}")"
+  local image_dir entry="${E2E_UPGRADE_VERSION}-from-${E2E_NODE_VERSION}"
+  image_dir="$(cached artifacts "${entry}" "$(mkkey "${entry}" "${dir_inputs[@]}")" \
+    build_image_dir "${E2E_UPGRADE_VERSION}" "${kube_up}" "${CP_DIRS}" "${new_etcd}" "${new_coredns}" "${new_pause}")"
+  local tree_inputs=("=$(declare -f build_kube_tree)" "=$(stamp_of "${kube_up}")")
+  for x in ${CP_DIRS}; do
+    tree_inputs+=("=$(stamp_of "${x}")")
+  done
+  local build_tree
+  build_tree="$(cached artifacts "tree-${E2E_UPGRADE_VERSION}" "$(mkkey "tree-${E2E_UPGRADE_VERSION}" "${tree_inputs[@]}")" \
+    build_kube_tree "${kube_up}" "${CP_DIRS}")"
 
   log "done in $((SECONDS - start))s"
   printf 'NODE_IMAGE=%s\n' "$(cat "${node_dir}/image-name")"
   printf 'NODE_VERSION=%s\n' "${E2E_NODE_VERSION}"
   printf 'UPGRADE_VERSION=%s\n' "${E2E_UPGRADE_VERSION}"
   printf 'IMAGE_DIR=%s\n' "${image_dir}"
+  printf 'BUILD_TREE=%s\n' "${build_tree}"
+  printf 'DOWNGRADE_IMAGE_DIR=%s\n' "${downgrade_dir}"
+  printf 'FROM_ETCD_IMAGE=%s\nFROM_COREDNS_IMAGE=%s\nFROM_PAUSE_IMAGE=%s\n' \
+    "$(head -n1 "${from_etcd}/image-names")" "$(head -n1 "${from_coredns}/image-names")" "$(head -n1 "${from_pause}/image-names")"
+  printf 'TO_ETCD_IMAGE=%s\nTO_COREDNS_IMAGE=%s\nTO_PAUSE_IMAGE=%s\n' \
+    "$(head -n1 "${ETCD_DIR}/image-names")" "$(head -n1 "${COREDNS_DIR}/image-names")" "$(head -n1 "${PAUSE_DIR}/image-names")"
   printf 'CANARY_IMAGE=%s\n' "${CANARY_IMAGE}"
   printf 'CANARY_TAR=%s\n' "${CANARY_DIR}/image.tar"
   printf 'KUBECTL=%s\n' "${kube_node}/kubectl"

@@ -14,10 +14,11 @@
 # limitations under the License.
 
 # The demo (`make demo`): on a fresh machine it builds (or reuses) the
-# offline artifacts, creates a v1.33.13 cluster "kind-upgrade-demo" with
-# bin/kind (1 control plane, 1 worker), deploys a canary, upgrades the
-# cluster in place to v1.34.4 with `kind alpha upgrade`, and shows the nodes
-# and the canary afterwards. The cluster is left running; delete it with
+# offline artifacts, creates a cluster "kind-upgrade-demo" at E2E_FROM
+# (default v1.36.3) with bin/kind (1 control plane, 1 worker), deploys a
+# canary, upgrades the cluster in place to E2E_TO (default v1.37.2) with
+# `kind alpha upgrade`, and shows the nodes and the canary afterwards. The
+# cluster is left running; delete it with
 #   bin/kind delete cluster --name kind-upgrade-demo
 # Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind.
 
@@ -47,7 +48,13 @@ echo "--image-dir: ${IMAGE_DIR}"
 
 say "Creating cluster ${NAME} at ${E2E_FROM_VERSION} (1 control plane, 1 worker)"
 "${KIND}" delete cluster --name "${NAME}"
-"${KIND}" create cluster --name "${NAME}" --image "${NODE_IMAGE}" --config hack/e2e/kind-config.yaml
+CONFIG=hack/e2e/kind-config.yaml
+if [[ "$(docker info --format '{{.CgroupVersion}}')" == 1 ]]; then
+  # kubelets from v1.35 on refuse cgroup v1 unless told otherwise
+  CONFIG=hack/e2e/kind-config-cgroupv1.yaml
+  echo "cgroup v1 host: creating the cluster with ${CONFIG} (failCgroupV1: false)"
+fi
+"${KIND}" create cluster --name "${NAME}" --image "${NODE_IMAGE}" --config "${CONFIG}"
 kubectl_cp wait --for=condition=Ready --timeout=180s nodes --all
 
 say "Deploying a canary (2 replicas behind a Service)"

@@ -115,8 +115,14 @@ cached() {
   tmp="$(mktemp -d "${E2E_CACHE}/tmp/${prefix}.build.XXXXXX")"
   chmod 0755 "${tmp}"
   log "building ${group}/${name} (key ${key})"
-  local start=${SECONDS}
-  if ! "${fn}" "${tmp}" "$@" >&2; then
+  local start=${SECONDS} ticker rc=0
+  # a build of minutes says it is still at work
+  (while sleep "${E2E_HEARTBEAT:-60}" 2>/dev/null; do log "still building ${group}/${name} ($((SECONDS - start))s)"; done) >/dev/null &
+  ticker=$!
+  "${fn}" "${tmp}" "$@" >&2 || rc=$?
+  kill "${ticker}" 2>/dev/null || true
+  wait "${ticker}" 2>/dev/null || true
+  if ((rc != 0)); then
     exec {fd}>&-
     die "building ${group}/${name} failed (partial result left in ${tmp})"
   fi

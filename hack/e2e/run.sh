@@ -14,10 +14,13 @@
 # limitations under the License.
 
 # Runs the offline end-to-end test: builds (or reuses) the offline artifacts,
-# then test/e2e's TestIntegrationUpgrade creates a v1.33.13 cluster with
-# bin/kind, deploys canaries, upgrades it to v1.34.4 with
-# `kind alpha upgrade` and checks the result. Needs a running Docker engine
-# (hack/e2e/docker-setup.sh) and bin/kind (make build).
+# then test/e2e's TestIntegrationUpgrade creates a cluster at E2E_FROM
+# (default v1.36.3) with bin/kind, deploys canaries, upgrades it to E2E_TO
+# (default v1.37.2) with `kind alpha upgrade` (interrupted, then the control
+# plane alone, then the rest) and checks the result.
+# Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind
+# (make build). E2E_IMAGE_DIR_LAYOUT=build-tree upgrades from a Kubernetes
+# build tree's _output/ instead of the release-like folder.
 #
 # Writes junit_e2e.xml, upgrade-report.txt (per-phase wall times, node
 # versions before and after), phase-times.json, the upgrade's JSON events,
@@ -37,14 +40,31 @@ load_artifacts_env
 
 export E2E_KIND="${REPO_ROOT}/bin/kind"
 export E2E_NODE_IMAGE="${NODE_IMAGE}"
-export E2E_IMAGE_DIR="${IMAGE_DIR}"
+case "${E2E_IMAGE_DIR_LAYOUT:-release}" in
+  release) export E2E_IMAGE_DIR="${IMAGE_DIR}" ;;
+  build-tree) export E2E_IMAGE_DIR="${BUILD_TREE}" ;;
+  *)
+    echo "ERROR: E2E_IMAGE_DIR_LAYOUT must be release or build-tree, not ${E2E_IMAGE_DIR_LAYOUT}" >&2
+    exit 1
+    ;;
+esac
+export E2E_DOWNGRADE_IMAGE_DIR="${DOWNGRADE_IMAGE_DIR}"
 export E2E_CANARY_TAR="${CANARY_TAR}"
 export E2E_CANARY_IMAGE="${CANARY_IMAGE}"
 export E2E_ARTIFACTS="${ARTIFACTS}"
 export E2E_FROM="${E2E_FROM_VERSION}"
 export E2E_TO="${E2E_TO_VERSION}"
-export E2E_ETCD_VERSION="${E2E_TO_ETCD}"
-export E2E_COREDNS_TAG="${E2E_TO_COREDNS}"
+export E2E_ETCD_IMAGE="${TO_ETCD_IMAGE}"
+export E2E_COREDNS_IMAGE="${TO_COREDNS_IMAGE}"
+export E2E_UNCHANGED_IMAGES=""
+# (not pause: kind's node images hold containerd's sandbox image instead of
+# kubeadm's pause, so the nodes lack it whatever its version)
+for pair in "${FROM_ETCD_IMAGE} ${TO_ETCD_IMAGE}" "${FROM_COREDNS_IMAGE} ${TO_COREDNS_IMAGE}"; do
+  read -r old new <<<"${pair}"
+  if [[ "${old}" == "${new}" ]]; then
+    E2E_UNCHANGED_IMAGES+="${new} "
+  fi
+done
 
 [[ -x "${E2E_KIND}" ]] || { echo "ERROR: ${E2E_KIND} is missing: run make build first" >&2; exit 1; }
 

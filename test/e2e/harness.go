@@ -33,16 +33,20 @@ import (
 
 // Environment the test needs; hack/e2e/run.sh sets all of it.
 const (
-	envKind        = "E2E_KIND"         // this repository's kind binary
-	envNodeImage   = "E2E_NODE_IMAGE"   // node image at the old version
-	envImageDir    = "E2E_IMAGE_DIR"    // --image-dir for the new version
-	envCanaryTar   = "E2E_CANARY_TAR"   // docker-archive of the canary image
-	envCanaryImage = "E2E_CANARY_IMAGE" // its name
-	envArtifacts   = "E2E_ARTIFACTS"    // where logs, junit and timings go
-	envFrom        = "E2E_FROM"         // version the cluster starts at
-	envTo          = "E2E_TO"           // version it is upgraded to
-	envEtcd        = "E2E_ETCD_VERSION" // etcd version expected after
-	envCoreDNS     = "E2E_COREDNS_TAG"  // CoreDNS tag expected after
+	envKind        = "E2E_KIND"          // this repository's kind binary
+	envNodeImage   = "E2E_NODE_IMAGE"    // node image at the old version
+	envImageDir    = "E2E_IMAGE_DIR"     // --image-dir for the new version
+	envCanaryTar   = "E2E_CANARY_TAR"    // docker-archive of the canary image
+	envCanaryImage = "E2E_CANARY_IMAGE"  // its name
+	envArtifacts   = "E2E_ARTIFACTS"     // where logs, junit and timings go
+	envFrom        = "E2E_FROM"          // version the cluster starts at
+	envTo          = "E2E_TO"            // version it is upgraded to
+	envEtcd        = "E2E_ETCD_IMAGE"    // etcd image kubeadm lists for the new version
+	envCoreDNS     = "E2E_COREDNS_IMAGE" // CoreDNS image kubeadm lists for the new version
+	// optional
+	envDowngrade    = "E2E_DOWNGRADE_IMAGE_DIR"     // binaries at the old version: a downgrade, refused
+	envUnchanged    = "E2E_UNCHANGED_IMAGES"        // images both versions use (space separated)
+	envSkippedMinor = "E2E_SKIPPED_MINOR_IMAGE_DIR" // binaries two minors ahead: refused
 )
 
 type harness struct {
@@ -234,8 +238,9 @@ func (h *harness) versions(title string) string {
 	return b.String()
 }
 
-// phaseTimes reads --output json events and returns phase -> seconds, in
-// the order the phases ran, plus the whole upgrade's wall time.
+// phaseTimes reads --output json events, of one run or several, and returns
+// phase -> seconds (summed over the runs), in the order the phases first
+// ran, plus the runs' total wall time.
 func phaseTimes(events string) ([]string, map[string]float64, float64, error) {
 	var order []string
 	times := map[string]float64{}
@@ -255,10 +260,12 @@ func phaseTimes(events string) ([]string, map[string]float64, float64, error) {
 		}
 		switch ev.Kind {
 		case "phase":
-			order = append(order, ev.Phase)
-			times[ev.Phase] = ev.DurationSeconds
+			if _, seen := times[ev.Phase]; !seen {
+				order = append(order, ev.Phase)
+			}
+			times[ev.Phase] += ev.DurationSeconds
 		case "upgrade":
-			total = ev.DurationSeconds
+			total += ev.DurationSeconds
 		}
 	}
 	return order, times, total, scanner.Err()

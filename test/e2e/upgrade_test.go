@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"archive/tar"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -35,6 +36,28 @@ nodes:
 - role: control-plane
 - role: worker
 `
+
+// cgroupV1Patch is what a kind user adds on a cgroup v1 host: from v1.35
+// the kubelet refuses cgroup v1 unless its configuration allows it.
+const cgroupV1Patch = `kubeadmConfigPatches:
+- |
+  kind: KubeletConfiguration
+  failCgroupV1: false
+`
+
+// configForHost returns clusterConfig, with cgroupV1Patch on a cgroup v1
+// host.
+func (h *harness) configForHost() (string, error) {
+	out, err := h.run(nil, "docker", "info", "--format", "{{.CgroupVersion}}")
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(out) == "1" {
+		h.t.Log("cgroup v1 host: the cluster's kubelets get failCgroupV1: false")
+		return clusterConfig + cgroupV1Patch, nil
+	}
+	return clusterConfig, nil
+}
 
 // workloads: a 2-replica HTTP canary behind a Service (tolerating the
 // control plane, so a drain moves a replica), and a pod on the worker
@@ -120,9 +143,9 @@ func TestIntegrationUpgrade(t *testing.T) {
 		kind:      getenv(t, envKind),
 		name:      "kind-upgrade-e2e",
 		artifacts: getenv(t, envArtifacts),
-		suite:     &junitSuite{name: "kind-alpha-upgrade-e2e", start: time.Now()},
 	}
 	from, to := getenv(t, envFrom), getenv(t, envTo)
+	h.suite = &junitSuite{name: "kind-alpha-upgrade-e2e " + from + "-" + to, start: time.Now()}
 	imageDir := getenv(t, envImageDir)
 	h.cp = h.name + "-control-plane"
 	worker := h.name + "-worker"
@@ -156,7 +179,12 @@ func TestIntegrationUpgrade(t *testing.T) {
 		return err
 	})
 	h.must("create a cluster at "+from, func() error {
-		_, err := h.run([]byte(clusterConfig), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(t, envNodeImage), "--config", "-")
+		config, err := h.configForHost()
+		if err != nil {
+			return err
+		}
+		writeFile(t, h.artifacts, "kind-config.yaml", config)
+		_, err = h.run([]byte(config), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(t, envNodeImage), "--config", "-")
 		return err
 	})
 	h.must("nodes Ready at "+from, func() error {
@@ -208,6 +236,19 @@ func TestIntegrationUpgrade(t *testing.T) {
 	}
 	h.must("the canary answers HTTP through its Service before", httpCheck)
 
+	if skipping := os.Getenv(envSkippedMinor); skipping != "" {
+		h.check("an --image-dir that skips a minor version is refused and changes nothing", func() error {
+			out, err := h.run(nil, h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", skipping)
+			if err == nil {
+				return fmt.Errorf("the upgrade was not refused:\n%s", out)
+			}
+			if !strings.Contains(out, "skips a minor version") {
+				return fmt.Errorf("the refusal does not say it skips a minor version:\n%s", out)
+			}
+			return h.allAt(from)
+		})
+	}
+
 	// an upgrade interrupted (Ctrl-C) while kubeadm upgrades the control
 	// plane: kubeadm goes on inside the node; running the same command
 	// again must finish the upgrade
@@ -217,26 +258,64 @@ func TestIntegrationUpgrade(t *testing.T) {
 		return err
 	})
 
-	// the same command again finishes the upgrade
-	var events string
-	h.must("kind alpha upgrade to "+to+" again, to finish", func() error {
+	if unchanged := strings.Fields(os.Getenv(envUnchanged)); len(unchanged) > 0 {
+		h.check("--image-dir holds no archive of the images that do not change", func() error {
+			return noArchiveOf(imageDir, unchanged)
+		})
+	}
+
+	// the same command again, told to stop at kubeadm's skew point: the
+	// control plane at the target, every kubelet still at the source
+	var cpEvents string
+	h.must("kind alpha upgrade to "+to+" again, control plane only (--skip-phases kubelets)", func() error {
 		var err error
-		events, err = h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
-		writeFile(t, h.artifacts, "upgrade-events.jsonl", events)
+		cpEvents, err = h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--skip-phases", "kubelets", "--output", "json", "-v", "1")
+		writeFile(t, h.artifacts, "control-plane-upgrade-events.jsonl", cpEvents)
 		return err
 	})
-	order, times, total, err := phaseTimes(events)
+	h.check("at the skew stop, the API server runs "+to, func() error {
+		v, err := h.serverVersion()
+		if err == nil && v != to {
+			err = fmt.Errorf("the API server reports %s", v)
+		}
+		return err
+	})
+	h.check("at the skew stop, etcd, CoreDNS and kube-proxy run the target's images", func() error {
+		for _, c := range []struct{ selector, image string }{
+			{"component=etcd", getenv(t, envEtcd)},
+			{"k8s-app=kube-dns", getenv(t, envCoreDNS)},
+			{"k8s-app=kube-proxy", "registry.k8s.io/kube-proxy:" + to},
+		} {
+			if err := h.podImage(c.selector, c.image); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	h.check("at the skew stop, every kubelet and /kind/version are still at "+from, func() error { return h.allAt(from) })
+	h.check("at the skew stop, the canary answers HTTP through its Service", httpCheck)
+	skewState := h.versions("At the skew stop (control plane " + to + ", kubelets " + from + ")")
+
+	// a plain run finishes the job: the kubelets
+	var kubeletEvents string
+	h.must("kind alpha upgrade to "+to+" again, to finish", func() error {
+		var err error
+		kubeletEvents, err = h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+		writeFile(t, h.artifacts, "upgrade-events.jsonl", kubeletEvents)
+		return err
+	})
+	order, times, total, err := phaseTimes(cpEvents + kubeletEvents)
 	if err != nil {
 		t.Errorf("failed to read the upgrade's events: %v", err)
 	}
 	var report strings.Builder
-	fmt.Fprintf(&report, "Upgrade %s -> %s, the run after the interrupted one, per-phase wall time:\n", from, to)
+	fmt.Fprintf(&report, "Upgrade %s -> %s, the two runs after the interrupted one (control plane, then kubelets), per-phase wall time:\n", from, to)
 	for _, p := range order {
 		fmt.Fprintf(&report, "  %-15s %7.1fs\n", p, times[p])
 	}
 	fmt.Fprintf(&report, "  %-15s %7.1fs\n", "total", total)
 	after := h.versions("After the upgrade")
-	report.WriteString("\n" + before + "\n" + after)
+	report.WriteString("\n" + before + "\n" + skewState + "\n" + after)
 	writeFile(t, h.artifacts, "upgrade-report.txt", report.String())
 	if b, err := json.MarshalIndent(map[string]interface{}{"from": from, "to": to, "phases": times, "order": order, "totalSeconds": total}, "", "  "); err == nil {
 		writeFile(t, h.artifacts, "phase-times.json", string(b)+"\n")
@@ -252,10 +331,10 @@ func TestIntegrationUpgrade(t *testing.T) {
 		return err
 	})
 	h.check("etcd runs "+getenv(t, envEtcd), func() error {
-		return h.podImage("component=etcd", "registry.k8s.io/etcd:"+getenv(t, envEtcd)+"-0")
+		return h.podImage("component=etcd", getenv(t, envEtcd))
 	})
 	h.check("CoreDNS runs "+getenv(t, envCoreDNS), func() error {
-		return h.podImage("k8s-app=kube-dns", "registry.k8s.io/coredns/coredns:"+getenv(t, envCoreDNS))
+		return h.podImage("k8s-app=kube-dns", getenv(t, envCoreDNS))
 	})
 	h.check("the canary answers HTTP through its Service after", httpCheck)
 	h.check("the canary Deployment is available with 2 replicas", func() error {
@@ -282,6 +361,18 @@ func TestIntegrationUpgrade(t *testing.T) {
 			return err
 		})
 	})
+	if downgrade := os.Getenv(envDowngrade); downgrade != "" {
+		h.check("a downgrade (--image-dir at "+from+") is refused and changes nothing", func() error {
+			out, err := h.run(nil, h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", downgrade)
+			if err == nil {
+				return fmt.Errorf("the downgrade was not refused:\n%s", out)
+			}
+			if !strings.Contains(out, "downgrade") {
+				return fmt.Errorf("the refusal does not say it is a downgrade:\n%s", out)
+			}
+			return h.allAt(to)
+		})
+	}
 	h.check("a second upgrade changes nothing and exits 0", func() error {
 		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
 		if err != nil {
@@ -367,4 +458,42 @@ func (h *harness) addonImages() (string, error) {
 		images = append(images, w.name+"="+out)
 	}
 	return strings.Join(images, " "), nil
+}
+
+// noArchiveOf checks that no image archive (*.tar) under dir names one of
+// images: what does not change must not be demanded.
+func noArchiveOf(dir string, images []string) error {
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tar") {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := tar.NewReader(f)
+		for {
+			hdr, err := r.Next()
+			if err != nil {
+				return nil // end of the archive (or not one)
+			}
+			if hdr.Name != "manifest.json" {
+				continue
+			}
+			var manifest []struct{ RepoTags []string }
+			if err := json.NewDecoder(r).Decode(&manifest); err != nil {
+				return fmt.Errorf("%s: %v", p, err)
+			}
+			for _, m := range manifest {
+				for _, tag := range m.RepoTags {
+					for _, image := range images {
+						if tag == image {
+							return fmt.Errorf("%s holds %s, which the cluster already runs", p, image)
+						}
+					}
+				}
+			}
+		}
+	})
 }

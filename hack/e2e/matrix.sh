@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# The version matrix (`make e2e-matrix`): runs the offline e2e
+# (hack/e2e/run.sh) for each pair below, one after another, and writes one
+# junit (junit_matrix.xml) and one report (matrix-report.md) to
+# ${ARTIFACTS}/matrix, with each pair's own artifacts in a folder beside.
+#
+#   v1.33.13 -> v1.34.4   the previous line; first refuses an --image-dir
+#                         that skips a minor version (v1.36.3)
+#   v1.35.4  -> v1.36.3   across kind's kubeadm config API change (v1beta3
+#                         to v1beta4)
+#   v1.36.1  -> v1.36.3   a patch upgrade from a Kubernetes build tree's
+#                         _output/: no etcd, CoreDNS or pause change, and
+#                         no archive of them in --image-dir
+#   v1.36.3  -> v1.37.2   kind's current line (the pair `make e2e` runs)
+#
+# Every run also stops at kubeadm's skew point (control plane at the
+# target, kubelets at the source), refuses a downgrade after the upgrade and
+# checks that a second run with the same version is a no-op.
+# E2E_MATRIX="FROM:TO:LAYOUT ..." runs other pairs. Needs root and Docker.
+
+set -o errexit -o nounset -o pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "${REPO_ROOT}"
+# shellcheck source=hack/e2e/artifacts-env.sh
+source hack/e2e/artifacts-env.sh
+
+ARTIFACTS="${ARTIFACTS:-${REPO_ROOT}/_artifacts}"
+OUT="${ARTIFACTS}/matrix"
+read -r -a PAIRS <<<"${E2E_MATRIX:-v1.33.13:v1.34.4:release v1.35.4:v1.36.3:release v1.36.1:v1.36.3:build-tree v1.36.3:v1.37.2:release}"
+
+log() {
+  printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+rm -rf "${OUT}"
+mkdir -p "${OUT}"
+START="${SECONDS}"
+
+# Artifacts first, all of them: a pair's refusal checks use another pair's
+# --image-dir.
+declare -A IMAGE_DIRS BUILD_SECONDS
+for pair in "${PAIRS[@]}"; do
+  IFS=: read -r from to _ <<<"${pair}"
+  log "artifacts for ${from} -> ${to}"
+  start="${SECONDS}"
+  E2E_FROM_VERSION="${from}" E2E_TO_VERSION="${to}" load_artifacts_env
+  # shellcheck disable=SC2153 # set by load_artifacts_env
+  IMAGE_DIRS["${to}"]="${IMAGE_DIR}"
+  BUILD_SECONDS["${pair}"]=$((SECONDS - start))
+done
+
+# skipped_minor_dir FROM: an --image-dir two or more minors above FROM,
+# from the matrix's own artifacts, or nothing.
+skipped_minor_dir() {
+  local minor="${1#v1.}" to
+  minor="${minor%%.*}"
+  for to in "${!IMAGE_DIRS[@]}"; do
+    local m="${to#v1.}"
+    m="${m%%.*}"
+    if ((m >= minor + 2)); then
+      printf '%s' "${IMAGE_DIRS[${to}]}"
+      return
+    fi
+  done
+}
+
+{
+  echo "# Version matrix"
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(($(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 / 1024)) GiB," \
+    "Docker $(docker version --format '{{.Server.Version}}'), cgroup v$(docker info --format '{{.CgroupVersion}}')."
+  echo
+  echo "| from | to | --image-dir | result | upgrade wall time (s) | e2e wall time (s) | artifacts build (s) |"
+  echo "|---|---|---|---|---|---|---|"
+} >"${OUT}/matrix-report.md"
+
+failed=0
+suites=()
+for pair in "${PAIRS[@]}"; do
+  IFS=: read -r from to layout <<<"${pair}"
+  dir="${OUT}/${from}-${to}"
+  mkdir -p "${dir}"
+  log "e2e ${from} -> ${to} (--image-dir: ${layout})"
+  start="${SECONDS}"
+  rc=0
+  E2E_FROM="${from}" E2E_TO="${to}" E2E_IMAGE_DIR_LAYOUT="${layout}" ARTIFACTS="${dir}" \
+    E2E_SKIPPED_MINOR_IMAGE_DIR="$(skipped_minor_dir "${from}")" \
+    bash hack/e2e/run.sh >"${dir}/run.log" 2>&1 || rc=$?
+  took=$((SECONDS - start))
+  result=pass
+  if ((rc != 0)); then
+    result="**FAIL** (exit ${rc})"
+    failed=$((failed + 1))
+    tail -n 30 "${dir}/run.log" >&2
+  fi
+  total="$(sed -n 's/^  "totalSeconds": \([0-9.]*\).*/\1/p' "${dir}/phase-times.json" 2>/dev/null || true)"
+  echo "| ${from} | ${to} | ${layout} | ${result} | ${total:-n/a} | ${took} | ${BUILD_SECONDS[${pair}]} |" >>"${OUT}/matrix-report.md"
+  log "${from} -> ${to}: ${result} in ${took}s"
+  if [[ -f "${dir}/junit_e2e.xml" ]]; then
+    # one <testsuite> per pair (the test names it after the pair)
+    suites+=("$(sed '/^<?xml/d' "${dir}/junit_e2e.xml")")
+  else
+    suites+=("<testsuite name=\"kind-alpha-upgrade-e2e ${from}-${to}\" tests=\"1\" failures=\"1\"><testcase name=\"hack/e2e/run.sh\"><failure message=\"exit ${rc}, no junit written: see run.log\"></failure></testcase></testsuite>")
+  fi
+done
+
+{
+  echo
+  echo "Upgrade wall time: the runs after the interrupted one (control plane, then kubelets), from their JSON events."
+  echo "Each pair's per-phase times, node versions and logs: ${OUT}/<from>-<to>/upgrade-report.txt."
+  echo "Matrix wall time: $((SECONDS - START)) s."
+} >>"${OUT}/matrix-report.md"
+{
+  echo '<?xml version="1.0" encoding="UTF-8"?>'
+  echo '<testsuites name="kind-alpha-upgrade-matrix">'
+  printf '%s\n' "${suites[@]}"
+  echo '</testsuites>'
+} >"${OUT}/junit_matrix.xml"
+
+cat "${OUT}/matrix-report.md"
+echo "matrix artifacts in ${OUT}"
+exit $((failed > 0))

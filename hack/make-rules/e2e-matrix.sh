@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# e2e-matrix.sh: the version matrix. Makes sure a Docker engine runs
+# (hack/e2e/docker-setup.sh installs and starts one if needed), then runs
+# hack/e2e/matrix.sh, which runs the e2e once per version pair. Needs root.
+# The first run builds every pair's images and binaries offline and caches
+# them (see hack/e2e/build-artifacts.sh).
+
+set -o errexit -o nounset -o pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RUN="hack/e2e/matrix.sh"
+require_script "${RUN}" "the version matrix"
+stage "docker engine (hack/e2e/docker-setup.sh)" bash hack/e2e/docker-setup.sh
+stage "version matrix (${RUN})" bash "${RUN}"
