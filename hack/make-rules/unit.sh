@@ -14,7 +14,8 @@
 # limitations under the License.
 
 # unit.sh [PACKAGES...]: the unit tests (-short skips TestIntegration...),
-# with the race detector, of PACKAGES (default ./...).
+# with the race detector, of PACKAGES; by default of ./... and of the
+# hack/e2e module.
 
 set -o errexit -o nounset -o pipefail
 
