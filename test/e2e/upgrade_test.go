@@ -45,18 +45,42 @@ const cgroupV1Patch = `kubeadmConfigPatches:
   failCgroupV1: false
 `
 
-// configForHost returns clusterConfig, with cgroupV1Patch on a cgroup v1
-// host.
-func (h *harness) configForHost() (string, error) {
+// configForHost returns config, with cgroupV1Patch on a cgroup v1 host.
+func (h *harness) configForHost(config string) (string, error) {
 	out, err := h.run(nil, "docker", "info", "--format", "{{.CgroupVersion}}")
 	if err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(out) == "1" {
 		h.t.Log("cgroup v1 host: the cluster's kubelets get failCgroupV1: false")
-		return clusterConfig + cgroupV1Patch, nil
+		return config + cgroupV1Patch, nil
 	}
-	return clusterConfig, nil
+	return config, nil
+}
+
+// createCluster deletes a cluster of the same name left by an interrupted
+// run, then creates the cluster at the node image's version from config
+// (with cgroupV1Patch on a cgroup v1 host), which it keeps in the
+// artifacts. It returns how long `kind create cluster` took.
+func (h *harness) createCluster(from, config string) time.Duration {
+	h.t.Helper()
+	h.must("delete a leftover cluster", func() error {
+		_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+		return err
+	})
+	var took time.Duration
+	h.must("create a cluster at "+from, func() error {
+		config, err := h.configForHost(config)
+		if err != nil {
+			return err
+		}
+		writeFile(h.t, h.artifacts, "kind-config.yaml", config)
+		start := time.Now()
+		_, err = h.run([]byte(config), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(h.t, envNodeImage), "--config", "-")
+		took = time.Since(start)
+		return err
+	})
+	return took
 }
 
 // workloads: a 2-replica HTTP canary behind a Service (tolerating the
@@ -138,55 +162,12 @@ func TestIntegrationUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs Docker and the offline artifacts (make e2e)")
 	}
-	h := &harness{
-		t:         t,
-		kind:      getenv(t, envKind),
-		name:      "kind-upgrade-e2e",
-		artifacts: getenv(t, envArtifacts),
-	}
 	from, to := getenv(t, envFrom), getenv(t, envTo)
-	h.suite = &junitSuite{name: "kind-alpha-upgrade-e2e " + from + "-" + to, start: time.Now()}
+	h := newHarness(t, "kind-upgrade-e2e", 2, "kind-alpha-upgrade-e2e "+from+"-"+to)
 	imageDir := getenv(t, envImageDir)
-	h.cp = h.name + "-control-plane"
 	worker := h.name + "-worker"
-	if err := os.MkdirAll(h.artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	if h.log, err = os.Create(filepath.Join(h.artifacts, "commands.log")); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if _, err := h.run(nil, h.kind, "export", "logs", filepath.Join(h.artifacts, "logs"), "--name", h.name); err != nil {
-				t.Logf("failed to export logs: %v", err)
-			}
-		}
-		if err := h.suite.write(h.artifacts); err != nil {
-			t.Errorf("failed to write junit: %v", err)
-		}
-		if os.Getenv("E2E_KEEP_CLUSTER") == "" {
-			if _, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name); err != nil {
-				t.Errorf("failed to delete the cluster: %v", err)
-			}
-		}
-		h.log.Close()
-	})
 
-	// a cluster left by an interrupted run goes first
-	h.must("delete a leftover cluster", func() error {
-		_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
-		return err
-	})
-	h.must("create a cluster at "+from, func() error {
-		config, err := h.configForHost()
-		if err != nil {
-			return err
-		}
-		writeFile(t, h.artifacts, "kind-config.yaml", config)
-		_, err = h.run([]byte(config), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(t, envNodeImage), "--config", "-")
-		return err
-	})
+	h.createCluster(from, clusterConfig)
 	h.must("nodes Ready at "+from, func() error {
 		return eventually(3*time.Minute, func() error { return h.allAt(from) })
 	})
