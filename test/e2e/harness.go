@@ -47,6 +47,9 @@ const (
 	envDowngrade    = "E2E_DOWNGRADE_IMAGE_DIR"     // binaries at the old version: a downgrade, refused
 	envUnchanged    = "E2E_UNCHANGED_IMAGES"        // images both versions use (space separated)
 	envSkippedMinor = "E2E_SKIPPED_MINOR_IMAGE_DIR" // binaries two minors ahead: refused
+	// binaries one minor ahead of the target, v1.35 or later: on a cgroup
+	// v1 host and a cluster created without failCgroupV1: false, refused
+	envCgroupRefusal = "E2E_CGROUP_REFUSAL_IMAGE_DIR"
 )
 
 type harness struct {
@@ -60,6 +63,9 @@ type harness struct {
 	// timeout bounds each command (20 minutes when zero)
 	timeout time.Duration
 	log     *os.File
+	// cgroupPatched is set when the cluster was created with the kubelet's
+	// failCgroupV1: false
+	cgroupPatched bool
 }
 
 // newHarness prepares a test of cluster name with nodeCount nodes: its

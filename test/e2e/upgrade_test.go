@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,17 +46,42 @@ const cgroupV1Patch = `kubeadmConfigPatches:
   failCgroupV1: false
 `
 
-// configForHost returns config, with cgroupV1Patch on a cgroup v1 host.
-func (h *harness) configForHost(config string) (string, error) {
+// cgroupV1Host reports whether Docker runs on a cgroup v1 host.
+func (h *harness) cgroupV1Host() (bool, error) {
 	out, err := h.run(nil, "docker", "info", "--format", "{{.CgroupVersion}}")
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(out) == "1", nil
+}
+
+// configForHost returns config, with cgroupV1Patch on a cgroup v1 host
+// when the cluster starts at v1.35 or later (kubelets before v1.35 run on
+// cgroup v1 as they are, and a kind user has no reason to add it).
+func (h *harness) configForHost(config, from string) (string, error) {
+	v1, err := h.cgroupV1Host()
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(out) == "1" {
+	if v1 && minorOf(from) >= 35 {
 		h.t.Log("cgroup v1 host: the cluster's kubelets get failCgroupV1: false")
+		h.cgroupPatched = true
 		return config + cgroupV1Patch, nil
 	}
 	return config, nil
+}
+
+// minorOf returns 37 for "v1.37.2", -1 when it cannot tell.
+func minorOf(version string) int {
+	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
+	if len(parts) < 2 {
+		return -1
+	}
+	m, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return -1
+	}
+	return m
 }
 
 // createCluster deletes a cluster of the same name left by an interrupted
@@ -70,7 +96,7 @@ func (h *harness) createCluster(from, config string) time.Duration {
 	})
 	var took time.Duration
 	h.must("create a cluster at "+from, func() error {
-		config, err := h.configForHost(config)
+		config, err := h.configForHost(config, from)
 		if err != nil {
 			return err
 		}
@@ -354,6 +380,9 @@ func TestIntegrationUpgrade(t *testing.T) {
 			return h.allAt(to)
 		})
 	}
+	if refusing := os.Getenv(envCgroupRefusal); refusing != "" {
+		h.cgroupRefusal(refusing, to)
+	}
 	h.check("a second upgrade changes nothing and exits 0", func() error {
 		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
 		if err != nil {
@@ -476,5 +505,32 @@ func noArchiveOf(dir string, images []string) error {
 				}
 			}
 		}
+	})
+}
+
+// cgroupRefusal checks, on a cgroup v1 host and a cluster created without
+// failCgroupV1: false, that an upgrade to the kubelet in dir (v1.35 or
+// later) is refused in preflight with the fix and changes nothing.
+func (h *harness) cgroupRefusal(dir, at string) {
+	v1, err := h.cgroupV1Host()
+	switch {
+	case err != nil:
+		h.t.Errorf("failed to read the host's cgroup version: %v", err)
+		return
+	case !v1 || h.cgroupPatched:
+		h.t.Logf("not checking the cgroup v1 refusal: cgroup v1 host %v, failCgroupV1: false set at create %v", v1, h.cgroupPatched)
+		return
+	}
+	h.check("an upgrade to a kubelet that refuses cgroup v1 is refused and changes nothing", func() error {
+		out, err := h.run(nil, h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", dir)
+		if err == nil {
+			return fmt.Errorf("the upgrade was not refused:\n%s", out)
+		}
+		for _, want := range []string{"run on cgroup v1", "failCgroupV1: false", "edit configmap kubelet-config"} {
+			if !strings.Contains(out, want) {
+				return fmt.Errorf("the refusal does not say %q:\n%s", want, out)
+			}
+		}
+		return h.allAt(at)
 	})
 }
