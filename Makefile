@@ -22,9 +22,12 @@
 #   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
 #   make lint      golangci-lint only
 #   make e2e-matrix  the e2e for every version pair of the matrix (needs root)
+#   make e2e-ha    the e2e on 3 control planes behind kind's load balancer and
+#                  2 workers, with availability probes (needs root; not yet
+#                  part of make test)
 #   make demo      create a v1.36 cluster and upgrade it to v1.37 (needs root)
 #
-# E2E_FROM and E2E_TO choose the versions of make e2e and make demo
+# E2E_FROM and E2E_TO choose the versions of make e2e, make e2e-ha and make demo
 # (default v1.36.3 -> v1.37.2), e.g. make e2e E2E_FROM=v1.35.4 E2E_TO=v1.36.3
 #   make clean     remove bin/
 
@@ -71,6 +74,9 @@ e2e: build
 e2e-matrix: build
 	hack/make-rules/e2e-matrix.sh
 
+e2e-ha: build
+	hack/make-rules/e2e-ha.sh
+
 # unit, then e2e (not in parallel, even under make -j)
 test:
 	@$(MAKE) --no-print-directory unit
@@ -93,4 +99,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit e2e e2e-matrix test demo verify lint shellcheck clean
+.PHONY: all build install unit e2e e2e-matrix e2e-ha test demo verify lint shellcheck clean

@@ -380,13 +380,16 @@ build_binaries_dir() {
   done
 }
 
-# build_kube_tree OUT KUBE_DIR CP_TAR_DIRS: the _output/ folder a
+# build_kube_tree OUT KUBE_DIR CP_TAR_DIRS PAUSE_DIR: the _output/ folder a
 # Kubernetes source tree has after `make quick-release` (the parts
 # `kind alpha upgrade` reads): every server binary in
 # _output/dockerized/bin/linux/amd64/ and the control-plane image archives
-# (registry.k8s.io/<name>-amd64:<version>) in _output/release-images/amd64/.
+# (registry.k8s.io/<name>-amd64:<version>) in _output/release-images/amd64/,
+# plus what the user guide tells a maintainer to add there: kubeadm's pause
+# image, which kind's nodes lack (a build makes no etcd, CoreDNS or pause
+# archive).
 build_kube_tree() {
-  local out="$1" kube="$2" cp_dirs="$3"
+  local out="$1" kube="$2" cp_dirs="$3" pause="$4"
   local bin="${out}/_output/dockerized/bin/linux/amd64" images="${out}/_output/release-images/amd64"
   mkdir -p "${bin}" "${images}"
   local b d comp
@@ -398,6 +401,7 @@ build_kube_tree() {
     [[ -n "${comp}" ]] || die "unexpected image name in ${d}"
     link_or_copy "${d}/image.tar" "${images}/${comp}.tar"
   done
+  link_or_copy "${pause}/image.tar" "${images}/pause.tar"
 }
 
 # unless_same FROM_DIR TO_DIR: TO_DIR, or nothing when both entries hold
@@ -733,13 +737,13 @@ main() {
   local image_dir entry="${E2E_UPGRADE_VERSION}-from-${E2E_NODE_VERSION}"
   image_dir="$(cached artifacts "${entry}" "$(mkkey "${entry}" "${dir_inputs[@]}")" \
     build_image_dir "${E2E_UPGRADE_VERSION}" "${kube_up}" "${CP_DIRS}" "${new_etcd}" "${new_coredns}" "${new_pause}")"
-  local tree_inputs=("=$(declare -f build_kube_tree)" "=$(stamp_of "${kube_up}")")
+  local tree_inputs=("=$(declare -f build_kube_tree)" "=$(stamp_of "${kube_up}")" "=$(stamp_of "${PAUSE_DIR}")")
   for x in ${CP_DIRS}; do
     tree_inputs+=("=$(stamp_of "${x}")")
   done
   local build_tree
   build_tree="$(cached artifacts "tree-${E2E_UPGRADE_VERSION}" "$(mkkey "tree-${E2E_UPGRADE_VERSION}" "${tree_inputs[@]}")" \
-    build_kube_tree "${kube_up}" "${CP_DIRS}")"
+    build_kube_tree "${kube_up}" "${CP_DIRS}" "${PAUSE_DIR}")"
 
   log "done in $((SECONDS - start))s"
   printf 'NODE_IMAGE=%s\n' "$(cat "${node_dir}/image-name")"

@@ -19,7 +19,10 @@
 # ${ARTIFACTS}/matrix, with each pair's own artifacts in a folder beside.
 #
 #   v1.33.13 -> v1.34.4   the previous line; first refuses an --image-dir
-#                         that skips a minor version (v1.36.3)
+#                         that skips a minor version (v1.36.3); created
+#                         without failCgroupV1: false (not needed before
+#                         v1.35), so on a cgroup v1 host it ends by refusing
+#                         an upgrade to v1.35.4's kubelet
 #   v1.35.4  -> v1.36.3   across kind's kubeadm config API change (v1beta3
 #                         to v1beta4)
 #   v1.36.1  -> v1.36.3   a patch upgrade from a Kubernetes build tree's
@@ -53,7 +56,7 @@ START="${SECONDS}"
 
 # Artifacts first, all of them: a pair's refusal checks use another pair's
 # --image-dir.
-declare -A IMAGE_DIRS BUILD_SECONDS
+declare -A IMAGE_DIRS BINARIES BUILD_SECONDS
 for pair in "${PAIRS[@]}"; do
   IFS=: read -r from to _ <<<"${pair}"
   log "artifacts for ${from} -> ${to}"
@@ -61,6 +64,8 @@ for pair in "${PAIRS[@]}"; do
   E2E_FROM_VERSION="${from}" E2E_TO_VERSION="${to}" load_artifacts_env
   # shellcheck disable=SC2153 # set by load_artifacts_env
   IMAGE_DIRS["${to}"]="${IMAGE_DIR}"
+  # shellcheck disable=SC2153 # set by load_artifacts_env
+  BINARIES["${from}"]="${DOWNGRADE_IMAGE_DIR}"
   BUILD_SECONDS["${pair}"]=$((SECONDS - start))
 done
 
@@ -74,6 +79,22 @@ skipped_minor_dir() {
     m="${m%%.*}"
     if ((m >= minor + 2)); then
       printf '%s' "${IMAGE_DIRS[${to}]}"
+      return
+    fi
+  done
+}
+
+# next_minor_binaries TO: kubeadm, kubelet and kubectl one minor above TO,
+# at v1.35 or later (a kubelet that refuses cgroup v1 unless told), from the
+# matrix's own artifacts, or nothing.
+next_minor_binaries() {
+  local minor="${1#v1.}" v
+  minor="${minor%%.*}"
+  for v in "${!BINARIES[@]}"; do
+    local m="${v#v1.}"
+    m="${m%%.*}"
+    if ((m == minor + 1 && m >= 35)); then
+      printf '%s' "${BINARIES[${v}]}"
       return
     fi
   done
@@ -100,6 +121,7 @@ for pair in "${PAIRS[@]}"; do
   rc=0
   E2E_FROM="${from}" E2E_TO="${to}" E2E_IMAGE_DIR_LAYOUT="${layout}" ARTIFACTS="${dir}" \
     E2E_SKIPPED_MINOR_IMAGE_DIR="$(skipped_minor_dir "${from}")" \
+    E2E_CGROUP_REFUSAL_IMAGE_DIR="$(next_minor_binaries "${to}")" \
     bash hack/e2e/run.sh >"${dir}/run.log" 2>&1 || rc=$?
   took=$((SECONDS - start))
   result=pass
@@ -109,6 +131,7 @@ for pair in "${PAIRS[@]}"; do
     tail -n 30 "${dir}/run.log" >&2
   fi
   total="$(sed -n 's/^  "totalSeconds": \([0-9.]*\).*/\1/p' "${dir}/phase-times.json" 2>/dev/null || true)"
+  [[ -z "${total}" ]] || total="$(printf '%.0f' "${total}")"
   echo "| ${from} | ${to} | ${layout} | ${result} | ${total:-n/a} | ${took} | ${BUILD_SECONDS[${pair}]} |" >>"${OUT}/matrix-report.md"
   log "${from} -> ${to}: ${result} in ${took}s"
   if [[ -f "${dir}/junit_e2e.xml" ]]; then
@@ -121,7 +144,7 @@ done
 
 {
   echo
-  echo "Upgrade wall time: the runs after the interrupted one (control plane, then kubelets), from their JSON events."
+  echo "Upgrade wall time: the three runs of kind alpha upgrade (interrupted 20 s into kubeadm upgrade apply, control plane only, kubelets) summed, from their JSON events; the second run's preflight waits for the kubeadm the first left running."
   echo "Each pair's per-phase times, node versions and logs: ${OUT}/<from>-<to>/upgrade-report.txt."
   echo "Matrix wall time: $((SECONDS - START)) s."
 } >>"${OUT}/matrix-report.md"

@@ -16,5 +16,8 @@ limitations under the License.
 
 // Package e2e upgrades a real kind cluster with `kind alpha upgrade`. It
 // needs a Docker engine and the offline artifacts hack/e2e builds; run it
-// with `make e2e` (hack/e2e/run.sh), which provides both.
+// with `make e2e` (hack/e2e/run.sh), which provides both, and the HA test
+// (3 control-plane nodes, 2 workers, availability probes) with `make
+// e2e-ha` (hack/e2e/run-ha.sh). The parsers and checks the tests use
+// (events, probes, etcd) are unit-tested and run under -short.
 package e2e

@@ -47,6 +47,9 @@ const (
 	envDowngrade    = "E2E_DOWNGRADE_IMAGE_DIR"     // binaries at the old version: a downgrade, refused
 	envUnchanged    = "E2E_UNCHANGED_IMAGES"        // images both versions use (space separated)
 	envSkippedMinor = "E2E_SKIPPED_MINOR_IMAGE_DIR" // binaries two minors ahead: refused
+	// binaries one minor ahead of the target, v1.35 or later: on a cgroup
+	// v1 host and a cluster created without failCgroupV1: false, refused
+	envCgroupRefusal = "E2E_CGROUP_REFUSAL_IMAGE_DIR"
 )
 
 type harness struct {
@@ -55,8 +58,54 @@ type harness struct {
 	name      string
 	artifacts string
 	suite     *junitSuite
-	cp        string // control-plane node container
-	log       *os.File
+	cp        string // control-plane node container (the bootstrap one)
+	nodeCount int    // how many nodes the cluster has
+	// timeout bounds each command (20 minutes when zero)
+	timeout time.Duration
+	log     *os.File
+	// cgroupPatched is set when the cluster was created with the kubelet's
+	// failCgroupV1: false
+	cgroupPatched bool
+}
+
+// newHarness prepares a test of cluster name with nodeCount nodes: its
+// artifacts folder and commands.log, and a cleanup that exports the logs
+// if the test failed, writes the JUnit suite and deletes the cluster
+// (unless E2E_KEEP_CLUSTER is set).
+func newHarness(t *testing.T, name string, nodeCount int, suite string) *harness {
+	h := &harness{
+		t:         t,
+		kind:      getenv(t, envKind),
+		name:      name,
+		artifacts: getenv(t, envArtifacts),
+		cp:        name + "-control-plane",
+		nodeCount: nodeCount,
+		suite:     &junitSuite{name: suite, start: time.Now()},
+	}
+	if err := os.MkdirAll(h.artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if h.log, err = os.Create(filepath.Join(h.artifacts, "commands.log")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if _, err := h.run(nil, h.kind, "export", "logs", filepath.Join(h.artifacts, "logs"), "--name", h.name); err != nil {
+				t.Logf("failed to export logs: %v", err)
+			}
+		}
+		if err := h.suite.write(h.artifacts); err != nil {
+			t.Errorf("failed to write junit: %v", err)
+		}
+		if os.Getenv("E2E_KEEP_CLUSTER") == "" {
+			if _, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name); err != nil {
+				t.Errorf("failed to delete the cluster: %v", err)
+			}
+		}
+		h.log.Close()
+	})
+	return h
 }
 
 func getenv(t *testing.T, key string) string {
@@ -80,7 +129,11 @@ func (h *harness) runStdout(name string, args ...string) (string, error) {
 }
 
 func (h *harness) runSplit(combined bool, stdin []byte, name string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	timeout := h.timeout
+	if timeout == 0 {
+		timeout = 20 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	var out, errOut bytes.Buffer
@@ -184,14 +237,15 @@ func (h *harness) nodes() ([]nodeInfo, error) {
 	return nodes, nil
 }
 
-// allAt checks every node is Ready at version (kubelet and /kind/version).
+// allAt checks every node is Ready at version (kubelet and /kind/version)
+// and that there are h.nodeCount of them.
 func (h *harness) allAt(version string) error {
 	nodes, err := h.nodes()
 	if err != nil {
 		return err
 	}
-	if len(nodes) != 2 {
-		return fmt.Errorf("want 2 nodes, got %d", len(nodes))
+	if len(nodes) != h.nodeCount {
+		return fmt.Errorf("want %d nodes, got %d", h.nodeCount, len(nodes))
 	}
 	for _, n := range nodes {
 		if !n.Ready || n.Kubelet != version {

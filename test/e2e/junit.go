@@ -38,6 +38,7 @@ type junitCase struct {
 	ClassName string        `xml:"classname,attr"`
 	Time      float64       `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -46,9 +47,14 @@ type junitFailure struct {
 }
 
 func (s *junitSuite) add(name string, d time.Duration, err error) {
+	s.addWithOutput(name, d, err, "")
+}
+
+// addWithOutput records a test case with text for its system-out.
+func (s *junitSuite) addWithOutput(name string, d time.Duration, err error, out string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := junitCase{Name: name, ClassName: s.name, Time: d.Seconds()}
+	c := junitCase{Name: name, ClassName: s.name, Time: d.Seconds(), SystemOut: out}
 	if err != nil {
 		c.Failure = &junitFailure{Message: firstLine(err.Error()), Text: err.Error()}
 	}

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,18 +46,67 @@ const cgroupV1Patch = `kubeadmConfigPatches:
   failCgroupV1: false
 `
 
-// configForHost returns clusterConfig, with cgroupV1Patch on a cgroup v1
-// host.
-func (h *harness) configForHost() (string, error) {
+// cgroupV1Host reports whether Docker runs on a cgroup v1 host.
+func (h *harness) cgroupV1Host() (bool, error) {
 	out, err := h.run(nil, "docker", "info", "--format", "{{.CgroupVersion}}")
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(out) == "1", nil
+}
+
+// configForHost returns config, with cgroupV1Patch on a cgroup v1 host
+// when the cluster starts at v1.35 or later (kubelets before v1.35 run on
+// cgroup v1 as they are, and a kind user has no reason to add it).
+func (h *harness) configForHost(config, from string) (string, error) {
+	v1, err := h.cgroupV1Host()
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(out) == "1" {
+	if v1 && minorOf(from) >= 35 {
 		h.t.Log("cgroup v1 host: the cluster's kubelets get failCgroupV1: false")
-		return clusterConfig + cgroupV1Patch, nil
+		h.cgroupPatched = true
+		return config + cgroupV1Patch, nil
 	}
-	return clusterConfig, nil
+	return config, nil
+}
+
+// minorOf returns 37 for "v1.37.2", -1 when it cannot tell.
+func minorOf(version string) int {
+	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
+	if len(parts) < 2 {
+		return -1
+	}
+	m, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return -1
+	}
+	return m
+}
+
+// createCluster deletes a cluster of the same name left by an interrupted
+// run, then creates the cluster at the node image's version from config
+// (with cgroupV1Patch on a cgroup v1 host), which it keeps in the
+// artifacts. It returns how long `kind create cluster` took.
+func (h *harness) createCluster(from, config string) time.Duration {
+	h.t.Helper()
+	h.must("delete a leftover cluster", func() error {
+		_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+		return err
+	})
+	var took time.Duration
+	h.must("create a cluster at "+from, func() error {
+		config, err := h.configForHost(config, from)
+		if err != nil {
+			return err
+		}
+		writeFile(h.t, h.artifacts, "kind-config.yaml", config)
+		start := time.Now()
+		_, err = h.run([]byte(config), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(h.t, envNodeImage), "--config", "-")
+		took = time.Since(start)
+		return err
+	})
+	return took
 }
 
 // workloads: a 2-replica HTTP canary behind a Service (tolerating the
@@ -138,55 +188,12 @@ func TestIntegrationUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs Docker and the offline artifacts (make e2e)")
 	}
-	h := &harness{
-		t:         t,
-		kind:      getenv(t, envKind),
-		name:      "kind-upgrade-e2e",
-		artifacts: getenv(t, envArtifacts),
-	}
 	from, to := getenv(t, envFrom), getenv(t, envTo)
-	h.suite = &junitSuite{name: "kind-alpha-upgrade-e2e " + from + "-" + to, start: time.Now()}
+	h := newHarness(t, "kind-upgrade-e2e", 2, "kind-alpha-upgrade-e2e "+from+"-"+to)
 	imageDir := getenv(t, envImageDir)
-	h.cp = h.name + "-control-plane"
 	worker := h.name + "-worker"
-	if err := os.MkdirAll(h.artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	if h.log, err = os.Create(filepath.Join(h.artifacts, "commands.log")); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if _, err := h.run(nil, h.kind, "export", "logs", filepath.Join(h.artifacts, "logs"), "--name", h.name); err != nil {
-				t.Logf("failed to export logs: %v", err)
-			}
-		}
-		if err := h.suite.write(h.artifacts); err != nil {
-			t.Errorf("failed to write junit: %v", err)
-		}
-		if os.Getenv("E2E_KEEP_CLUSTER") == "" {
-			if _, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name); err != nil {
-				t.Errorf("failed to delete the cluster: %v", err)
-			}
-		}
-		h.log.Close()
-	})
 
-	// a cluster left by an interrupted run goes first
-	h.must("delete a leftover cluster", func() error {
-		_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
-		return err
-	})
-	h.must("create a cluster at "+from, func() error {
-		config, err := h.configForHost()
-		if err != nil {
-			return err
-		}
-		writeFile(t, h.artifacts, "kind-config.yaml", config)
-		_, err = h.run([]byte(config), h.kind, "create", "cluster", "--name", h.name, "--image", getenv(t, envNodeImage), "--config", "-")
-		return err
-	})
+	h.createCluster(from, clusterConfig)
 	h.must("nodes Ready at "+from, func() error {
 		return eventually(3*time.Minute, func() error { return h.allAt(from) })
 	})
@@ -252,8 +259,10 @@ func TestIntegrationUpgrade(t *testing.T) {
 	// an upgrade interrupted (Ctrl-C) while kubeadm upgrades the control
 	// plane: kubeadm goes on inside the node; running the same command
 	// again must finish the upgrade
+	var interruptedEvents string
 	h.must("interrupt kind alpha upgrade during kubeadm upgrade apply", func() error {
 		events, err := h.interruptedUpgrade(imageDir, "kubeadm upgrade apply", 20*time.Second)
+		interruptedEvents = events
 		writeFile(t, h.artifacts, "interrupted-upgrade-events.jsonl", events)
 		return err
 	})
@@ -304,12 +313,12 @@ func TestIntegrationUpgrade(t *testing.T) {
 		writeFile(t, h.artifacts, "upgrade-events.jsonl", kubeletEvents)
 		return err
 	})
-	order, times, total, err := phaseTimes(cpEvents + kubeletEvents)
+	order, times, total, err := phaseTimes(interruptedEvents + cpEvents + kubeletEvents)
 	if err != nil {
 		t.Errorf("failed to read the upgrade's events: %v", err)
 	}
 	var report strings.Builder
-	fmt.Fprintf(&report, "Upgrade %s -> %s, the two runs after the interrupted one (control plane, then kubelets), per-phase wall time:\n", from, to)
+	fmt.Fprintf(&report, "Upgrade %s -> %s, per-phase wall time summed over its three runs (interrupted 20 s into kubeadm upgrade apply, control plane only, kubelets):\n", from, to)
 	for _, p := range order {
 		fmt.Fprintf(&report, "  %-15s %7.1fs\n", p, times[p])
 	}
@@ -372,6 +381,9 @@ func TestIntegrationUpgrade(t *testing.T) {
 			}
 			return h.allAt(to)
 		})
+	}
+	if refusing := os.Getenv(envCgroupRefusal); refusing != "" {
+		h.cgroupRefusal(refusing, to)
 	}
 	h.check("a second upgrade changes nothing and exits 0", func() error {
 		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
@@ -495,5 +507,32 @@ func noArchiveOf(dir string, images []string) error {
 				}
 			}
 		}
+	})
+}
+
+// cgroupRefusal checks, on a cgroup v1 host and a cluster created without
+// failCgroupV1: false, that an upgrade to the kubelet in dir (v1.35 or
+// later) is refused in preflight with the fix and changes nothing.
+func (h *harness) cgroupRefusal(dir, at string) {
+	v1, err := h.cgroupV1Host()
+	switch {
+	case err != nil:
+		h.t.Errorf("failed to read the host's cgroup version: %v", err)
+		return
+	case !v1 || h.cgroupPatched:
+		h.t.Logf("not checking the cgroup v1 refusal: cgroup v1 host %v, failCgroupV1: false set at create %v", v1, h.cgroupPatched)
+		return
+	}
+	h.check("an upgrade to a kubelet that refuses cgroup v1 is refused and changes nothing", func() error {
+		out, err := h.run(nil, h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", dir)
+		if err == nil {
+			return fmt.Errorf("the upgrade was not refused:\n%s", out)
+		}
+		for _, want := range []string{"run on cgroup v1", "failCgroupV1: false", "edit configmap kubelet-config"} {
+			if !strings.Contains(out, want) {
+				return fmt.Errorf("the refusal does not say %q:\n%s", want, out)
+			}
+		}
+		return h.allAt(at)
 	})
 }

@@ -20,6 +20,8 @@
 //	canary read PATH        prints the content of PATH
 //	canary lookup NAME      resolves NAME and prints its addresses
 //	canary get URL          HTTP GET, prints the body (fails unless 2xx)
+//	canary probe URL INTERVAL  HTTP GET every INTERVAL until SIGTERM/SIGINT,
+//	                        one line per request (see probe.go)
 //	canary sleep            blocks until SIGTERM/SIGINT
 package main
 
@@ -67,6 +69,11 @@ func main() {
 			usage()
 		}
 		err = get(args[0])
+	case "probe":
+		if len(args) != 2 {
+			usage()
+		}
+		err = runProbe(args[0], args[1])
 	case "sleep":
 		waitForSignal()
 	default:
@@ -79,7 +86,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: canary serve | write PATH TEXT | read PATH | lookup NAME | get URL | sleep")
+	fmt.Fprintln(os.Stderr, "usage: canary serve | write PATH TEXT | read PATH | lookup NAME | get URL | probe URL INTERVAL | sleep")
 	os.Exit(2)
 }
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Copyright 2026 The kind-upgrade Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# e2e-ha.sh [ARGS...]: the HA end-to-end test (3 control-plane nodes behind
+# kind's load balancer, 2 workers). Makes sure a Docker engine runs
+# (hack/e2e/docker-setup.sh installs and starts one if needed), then runs
+# hack/e2e/run-ha.sh ARGS. Needs root. The first run builds every image and
+# binary offline and caches them (see hack/e2e/build-artifacts.sh); they
+# are the same as make e2e's.
+
+set -o errexit -o nounset -o pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RUN="hack/e2e/run-ha.sh"
+require_script "${RUN}" "the HA end-to-end test"
+stage "docker engine (hack/e2e/docker-setup.sh)" bash hack/e2e/docker-setup.sh
+stage "HA e2e test (${RUN})" bash "${RUN}" "$@"

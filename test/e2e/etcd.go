@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// etcd's image (built by hack/e2e with nothing but the etcd binary in it)
+// has no etcdctl and no shell, so the e2e asks each member over HTTP from
+// its node, whose image has curl: /health on the metrics listener kubeadm
+// configures (http://127.0.0.1:2381), and the v3 API's JSON gateway on the
+// client listener (https://127.0.0.1:2379) with the API server's etcd
+// client certificate.
+const (
+	etcdHealthURL  = "http://127.0.0.1:2381/health"
+	etcdStatusURL  = "https://127.0.0.1:2379/v3/maintenance/status"
+	etcdMembersURL = "https://127.0.0.1:2379/v3/cluster/member/list"
+)
+
+// etcdCurl is the command, run on a control-plane node, that POSTs {} to
+// one of the gateway's URLs.
+func etcdCurl(url string) []string {
+	return []string{"curl", "-fsS", "--max-time", "10",
+		"--cacert", "/etc/kubernetes/pki/etcd/ca.crt",
+		"--cert", "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+		"--key", "/etc/kubernetes/pki/apiserver-etcd-client.key",
+		"-X", "POST", "-d", "{}", url}
+}
+
+// etcdStatus is what a member says of itself.
+type etcdStatus struct {
+	MemberID, Leader, Version string
+}
+
+// etcdMember is one entry of the member list.
+type etcdMember struct {
+	ID, Name  string
+	IsLearner bool
+}
+
+// jsonID reads an etcd ID: the gateway writes 64-bit integers as strings,
+// but accept numbers too.
+func jsonID(raw json.RawMessage) string {
+	return strings.Trim(string(raw), `"`)
+}
+
+// field returns the first of names that m has: the gateway's field names
+// are the proto names (member_id) or their lowerCamelCase (memberId)
+// depending on its marshaler.
+func field(m map[string]json.RawMessage, names ...string) json.RawMessage {
+	for _, n := range names {
+		if v, ok := m[n]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// parseEtcdStatus reads the answer of /v3/maintenance/status.
+func parseEtcdStatus(body []byte) (etcdStatus, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return etcdStatus{}, fmt.Errorf("not etcd's status: %v: %s", err, body)
+	}
+	var header map[string]json.RawMessage
+	if h := field(m, "header"); h != nil {
+		if err := json.Unmarshal(h, &header); err != nil {
+			return etcdStatus{}, fmt.Errorf("not etcd's status header: %v: %s", err, body)
+		}
+	}
+	var version string
+	if v := field(m, "version"); v != nil {
+		if err := json.Unmarshal(v, &version); err != nil {
+			return etcdStatus{}, fmt.Errorf("not etcd's version: %v: %s", err, body)
+		}
+	}
+	s := etcdStatus{MemberID: jsonID(field(header, "member_id", "memberId")), Leader: jsonID(field(m, "leader")), Version: version}
+	if s.MemberID == "" || s.Version == "" {
+		return s, fmt.Errorf("etcd's status lacks the member ID or the version: %s", body)
+	}
+	if errs := field(m, "errors"); errs != nil && string(errs) != "[]" && string(errs) != "null" {
+		return s, fmt.Errorf("etcd reports errors: %s", errs)
+	}
+	return s, nil
+}
+
+// parseEtcdMembers reads the answer of /v3/cluster/member/list.
+func parseEtcdMembers(body []byte) ([]etcdMember, error) {
+	var list struct {
+		Members []struct {
+			ID        json.RawMessage `json:"ID"`
+			Name      string          `json:"name"`
+			IsLearner bool            `json:"isLearner"`
+		} `json:"members"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, fmt.Errorf("not etcd's member list: %v: %s", err, body)
+	}
+	var members []etcdMember
+	for _, m := range list.Members {
+		members = append(members, etcdMember{ID: jsonID(m.ID), Name: m.Name, IsLearner: m.IsLearner})
+	}
+	return members, nil
+}
+
+// parseEtcdHealth reads /health: {"health":"true",...}.
+func parseEtcdHealth(body []byte) error {
+	var h struct {
+		Health string `json:"health"`
+		Reason string `json:"reason"`
+	}
+	if err := json.Unmarshal(body, &h); err != nil {
+		return fmt.Errorf("not etcd's health: %v: %s", err, body)
+	}
+	if h.Health != "true" {
+		return fmt.Errorf("etcd is not healthy: %s", body)
+	}
+	return nil
+}
+
+// etcdVersionOf is the etcd version an image of kubeadm's list runs: its
+// tag without the image's revision, registry.k8s.io/etcd:3.6.5-0 runs
+// 3.6.5.
+func etcdVersionOf(image string) string {
+	version := strings.TrimPrefix(image[strings.LastIndex(image, ":")+1:], "v")
+	if i := strings.LastIndex(version, "-"); i >= 0 && strings.Trim(version[i+1:], "0123456789") == "" {
+		version = version[:i]
+	}
+	return version
+}
+
+// checkEtcdMembers checks that the cluster's etcd is made of exactly the
+// control-plane nodes, as voting members (no learner), and that each
+// member's status (statuses, by node) names the same leader, one of the
+// members, and runs version.
+func checkEtcdMembers(members []etcdMember, statuses map[string]etcdStatus, controlPlanes []string, version string) error {
+	var problems []string
+	ids := map[string]string{} // ID -> name
+	for _, m := range members {
+		ids[m.ID] = m.Name
+		if m.IsLearner {
+			problems = append(problems, m.Name+" is a learner")
+		}
+		if !contains(controlPlanes, m.Name) {
+			problems = append(problems, fmt.Sprintf("member %q is not a control-plane node", m.Name))
+		}
+	}
+	if len(members) != len(controlPlanes) {
+		problems = append(problems, fmt.Sprintf("%d members, want %d", len(members), len(controlPlanes)))
+	}
+	leaders := map[string]bool{}
+	for _, cp := range controlPlanes {
+		s, ok := statuses[cp]
+		switch {
+		case !ok:
+			problems = append(problems, "no status from "+cp)
+			continue
+		case ids[s.MemberID] != cp:
+			problems = append(problems, fmt.Sprintf("the member on %s has ID %s, which the member list gives to %q", cp, s.MemberID, ids[s.MemberID]))
+		case s.Version != version:
+			problems = append(problems, fmt.Sprintf("the member on %s runs etcd %s, want %s", cp, s.Version, version))
+		}
+		leaders[s.Leader] = true
+		if ids[s.Leader] == "" {
+			problems = append(problems, fmt.Sprintf("the member on %s follows leader %s, not a member", cp, s.Leader))
+		}
+	}
+	if len(leaders) > 1 {
+		problems = append(problems, fmt.Sprintf("the members disagree on the leader: %v", leaders))
+	}
+	return joinProblems("etcd", problems)
+}

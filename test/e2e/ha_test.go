@@ -1,0 +1,772 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// envHA turns the HA test on: it needs five node containers and takes
+// long, so `go test` alone, and `make e2e`, leave it out
+// (hack/e2e/run-ha.sh, `make e2e-ha`, sets it).
+const envHA = "E2E_HA"
+
+// haClusterName differs from the single control-plane test's cluster, so
+// both can be kept (E2E_KEEP_CLUSTER) side by side.
+const haClusterName = "kind-upgrade-e2e-ha"
+
+// haClusterConfig: three control-plane nodes, which makes kind put its
+// load balancer in front of their API servers, and two workers.
+const haClusterConfig = `kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+nodes:
+- role: control-plane
+- role: control-plane
+- role: control-plane
+- role: worker
+- role: worker
+`
+
+// etcdKeys is how many ConfigMaps the test writes before the upgrade and
+// reads back, through each API server, after it.
+const etcdKeys = 20
+
+// haWorkloads: a 2-replica HTTP canary behind a Service, on the two
+// workers (one replica each: required anti-affinity, no control-plane
+// node), a PodDisruptionBudget that keeps one replica available during
+// drains, and a preStop pause so that a replica being evicted keeps
+// answering while kube-proxy takes it out of the Service; a pod on the
+// first worker writing to a PersistentVolume (kind's local-path
+// provisioner).
+const haWorkloads = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: canary
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: canary}
+  template:
+    metadata:
+      labels: {app: canary}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: node-role.kubernetes.io/control-plane, operator: DoesNotExist}
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector:
+              matchLabels: {app: canary}
+            topologyKey: kubernetes.io/hostname
+      containers:
+      - name: canary
+        image: IMAGE
+        imagePullPolicy: Never
+        args: [serve]
+        ports:
+        - containerPort: 8080
+        readinessProbe:
+          httpGet: {path: /healthz, port: 8080}
+          periodSeconds: 1
+        lifecycle:
+          preStop:
+            sleep: {seconds: 5}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: canary
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: {app: canary}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: canary
+spec:
+  selector: {app: canary}
+  ports:
+  - port: 80
+    targetPort: 8080
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: canary-pvc
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: standard
+  resources:
+    requests: {storage: 1Gi}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: pv-canary
+spec:
+  replicas: 1
+  strategy: {type: Recreate}
+  selector:
+    matchLabels: {app: pv-canary}
+  template:
+    metadata:
+      labels: {app: pv-canary}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: WORKER}
+      containers:
+      - name: canary
+        image: IMAGE
+        imagePullPolicy: Never
+        args: [sleep]
+        volumeMounts:
+        - {name: data, mountPath: /data}
+      volumes:
+      - name: data
+        persistentVolumeClaim: {claimName: canary-pvc}
+`
+
+// canaryProbers measures the canary Service from inside the cluster.
+//
+// The probers must keep running while the upgrade drains and restarts
+// every node, control-plane nodes included, so they are a DaemonSet that
+// tolerates every taint: kubectl drain --ignore-daemonsets leaves its pods
+// in place and a kubelet restart does not stop running containers, so a
+// prober sits out its own node's upgrade. A new kubelet may still restart
+// a container once; its log then has a gap, which counts as "prober
+// down", never as a failed request (measure only counts requests that were
+// sent). With five probers, one per node, every request any of them sends
+// counts: a failure is the canary missing a request, and the canary is
+// down only while no prober gets an answer. They probe the Service's
+// ClusterIP, not its DNS name, so CoreDNS's own restart is not counted
+// against the canary (DNS is checked on its own).
+const canaryProbers = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: canary-prober
+spec:
+  selector:
+    matchLabels: {app: canary-prober}
+  template:
+    metadata:
+      labels: {app: canary-prober}
+    spec:
+      tolerations:
+      - operator: Exists
+      terminationGracePeriodSeconds: 5
+      containers:
+      - name: prober
+        image: IMAGE
+        imagePullPolicy: Never
+        args: [probe, "URL", INTERVAL]
+`
+
+// etcdKeysManifest is the namespace e2e-etcd and its ConfigMaps key-00,
+// key-01, ..., each holding value <token>-<index>.
+func etcdKeysManifest(token string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: e2e-etcd\n")
+	for i := 0; i < etcdKeys; i++ {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key-%02d\n  namespace: e2e-etcd\ndata:\n  value: %q\n", i, fmt.Sprintf("%s-%02d", token, i))
+	}
+	return b.String()
+}
+
+// checkEtcdKeys checks `kubectl get configmaps --namespace e2e-etcd -o
+// json` against etcdKeysManifest(token): every key, with its value, and no
+// other (the namespace's kube-root-ca.crt aside).
+func checkEtcdKeys(out, token string) error {
+	var list struct {
+		Items []struct {
+			Metadata struct{ Name string } `json:"metadata"`
+			Data     map[string]string     `json:"data"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return err
+	}
+	got := map[string]string{}
+	for _, it := range list.Items {
+		if strings.HasPrefix(it.Metadata.Name, "key-") {
+			got[it.Metadata.Name] = it.Data["value"]
+		}
+	}
+	var problems []string
+	for i := 0; i < etcdKeys; i++ {
+		name, want := fmt.Sprintf("key-%02d", i), fmt.Sprintf("%s-%02d", token, i)
+		if v, ok := got[name]; !ok {
+			problems = append(problems, name+" is missing")
+		} else if v != want {
+			problems = append(problems, fmt.Sprintf("%s holds %q, want %q", name, v, want))
+		}
+		delete(got, name)
+	}
+	for name := range got {
+		problems = append(problems, name+" was not written by the test")
+	}
+	sort.Strings(problems)
+	return joinProblems("the ConfigMaps written before the upgrade", problems)
+}
+
+func TestIntegrationUpgradeHA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs Docker and the offline artifacts (make e2e-ha)")
+	}
+	if os.Getenv(envHA) == "" {
+		t.Skip(envHA + " is not set: the HA upgrade test runs with make e2e-ha (hack/e2e/run-ha.sh)")
+	}
+	from, to := getenv(t, envFrom), getenv(t, envTo)
+	h := newHarness(t, haClusterName, 5, "kind-alpha-upgrade-e2e-ha "+from+"-"+to)
+	// kind create and kind alpha upgrade of five nodes on a small machine
+	h.timeout = 45 * time.Minute
+	imageDir := getenv(t, envImageDir)
+	etcdImage, corednsImage := getenv(t, envEtcd), getenv(t, envCoreDNS)
+	controlPlanes := []string{h.cp, h.name + "-control-plane2", h.name + "-control-plane3"}
+	workers := []string{h.name + "-worker", h.name + "-worker2"}
+
+	createTime := h.createCluster(from, haClusterConfig)
+	h.must("nodes Ready at "+from, func() error {
+		return eventually(5*time.Minute, func() error {
+			if err := h.nodeNames(append(append([]string{}, controlPlanes...), workers...)); err != nil {
+				return err
+			}
+			return h.allAt(from)
+		})
+	})
+	before := h.versions("Before the upgrade")
+	t.Log(before)
+
+	// the control-plane nodes' addresses: to reach each API server on its
+	// own, and to tell from its certificate which one answered
+	cpIPs := map[string]string{}
+	h.must("find the control-plane nodes' addresses", func() error {
+		for _, cp := range controlPlanes {
+			ip, err := h.containerIP(cp)
+			if err != nil {
+				return err
+			}
+			cpIPs[cp] = ip
+		}
+		return nil
+	})
+	identify := func(c *x509.Certificate) string { return identifyServer(c, cpIPs) }
+
+	h.must("deploy the canaries", func() error {
+		if _, err := h.run(nil, h.kind, "load", "image-archive", getenv(t, envCanaryTar), "--name", h.name); err != nil {
+			return err
+		}
+		manifest := strings.ReplaceAll(haWorkloads, "IMAGE", "docker.io/"+getenv(t, envCanaryImage))
+		if err := h.apply(strings.ReplaceAll(manifest, "WORKER", workers[0])); err != nil {
+			return err
+		}
+		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/canary", "deployment/pv-canary")
+		return err
+	})
+	h.must("the canary runs one replica on each worker", func() error {
+		return eventually(time.Minute, func() error { return h.canaryOnWorkers(workers) })
+	})
+	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
+	h.must("write to the PersistentVolume", func() error {
+		_, err := h.canary("write", "/data/canary.txt", token)
+		return err
+	})
+	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error {
+		if err := h.apply(etcdKeysManifest(token)); err != nil {
+			return err
+		}
+		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
+		if err != nil {
+			return err
+		}
+		return checkEtcdKeys(out, token)
+	})
+	// not a must: the measured upgrade is worth running even if this way
+	// of asking etcd fails
+	h.check("etcd has a healthy member on each control-plane node before the upgrade", func() error {
+		status, err := h.etcdStatus(controlPlanes)
+		if err != nil {
+			return err
+		}
+		version := ""
+		for _, s := range status {
+			version = s.Version
+		}
+		members, err := h.etcdMembers()
+		if err != nil {
+			return err
+		}
+		return checkEtcdMembers(members, status, controlPlanes, version)
+	})
+	addonsBefore, _ := h.addonImages()
+	serviceURL := "http://canary.default.svc.cluster.local/"
+	httpCheck := func() error {
+		return eventually(time.Minute, func() error {
+			out, err := h.canary("get", serviceURL)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(strings.TrimSpace(out), "canary-") {
+				return fmt.Errorf("the canary Service answered %q", out)
+			}
+			return nil
+		})
+	}
+	h.must("the canary answers HTTP through its Service before", httpCheck)
+
+	// the probes run from here until the upgrade returned
+	var api *apiProbe
+	h.must("start probing the API through the load balancer's host port", func() error {
+		out, err := h.runStdout(h.kind, "get", "kubeconfig", "--name", h.name)
+		if err != nil {
+			return err
+		}
+		creds, err := parseKubeconfig([]byte(out))
+		if err != nil {
+			return err
+		}
+		api, err = startAPIProbe(creds, "/api/v1/namespaces/default", probeInterval, identify)
+		return err
+	})
+	stopAPI := func() []sample {
+		if api == nil {
+			return nil
+		}
+		samples := api.stop()
+		api = nil
+		return samples
+	}
+	defer stopAPI()
+	var canaryIP string
+	h.must("start the canary probers on every node", func() error {
+		var err error
+		if canaryIP, err = h.kubectl("get", "service", "canary", "-o", "jsonpath={.spec.clusterIP}"); err != nil {
+			return err
+		}
+		r := strings.NewReplacer("IMAGE", "docker.io/"+getenv(t, envCanaryImage), "URL", "http://"+strings.TrimSpace(canaryIP)+"/", "INTERVAL", probeInterval.String())
+		if err := h.apply(r.Replace(canaryProbers)); err != nil {
+			return err
+		}
+		if _, err := h.kubectl("rollout", "status", "daemonset/canary-prober", "--timeout=180s"); err != nil {
+			return err
+		}
+		return eventually(time.Minute, func() error {
+			samples, probers, err := h.canaryProbes()
+			if err != nil {
+				return err
+			}
+			if len(probers) != h.nodeCount {
+				return fmt.Errorf("%d probers, want one on each of the %d nodes", len(probers), h.nodeCount)
+			}
+			_, split := bySource(samples)
+			for node := range probers {
+				if len(answeredBy(split[node])) == 0 {
+					return fmt.Errorf("the prober on %s has not reached the canary yet", node)
+				}
+			}
+			return nil
+		})
+	})
+
+	// one run, measured: no interruption, no --skip-phases
+	upgradeStart := time.Now()
+	events, upgradeErr := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+	h.suite.add("kind alpha upgrade to "+to, time.Since(upgradeStart), upgradeErr)
+	writeFile(t, h.artifacts, "upgrade-events.jsonl", events)
+	apiSamples := stopAPI()
+	canarySamples, probers, canaryErr := h.canaryProbes()
+	if canaryErr == nil {
+		_, canaryErr = h.kubectl("delete", "daemonset", "canary-prober", "--wait=false")
+	}
+	writeFile(t, h.artifacts, "api-probe.log", formatSamples(apiSamples))
+	writeFile(t, h.artifacts, "canary-probe.log", formatSamples(canarySamples))
+
+	// the report first: it is what tells a failure apart
+	parsed, eventsErr := parseEvents(events)
+	var spans []span
+	if eventsErr == nil {
+		spans, eventsErr = spansOf(parsed)
+	}
+	ha := haReport{
+		from: from, to: to, create: createTime, events: events, spans: spans,
+		api: apiSamples, canary: canarySamples, probers: probers, canaryURL: "http://" + strings.TrimSpace(canaryIP) + "/",
+		workers: workers,
+	}
+	report := ha.write(h)
+	t.Log("\n" + report)
+	if upgradeErr != nil {
+		t.Fatalf("kind alpha upgrade to %s: %v", to, upgradeErr)
+	}
+	h.check("read the upgrade's JSON events", func() error { return eventsErr })
+	h.check("read the canary probers' logs", func() error { return canaryErr })
+	for _, c := range upgradeOrder(spans, h.cp, controlPlanes, workers) {
+		h.check(c.name, c.fn)
+	}
+	h.check(fmt.Sprintf("the API through the load balancer was never unreachable for more than %s (longest: %s)", apiOutageBound, ha.apiAvailability().Longest().Duration().Round(time.Millisecond)), func() error {
+		a := ha.apiAvailability()
+		if a.Total == 0 {
+			return fmt.Errorf("the API probe sent no request during the upgrade")
+		}
+		if l := a.Longest(); l.Duration() > apiOutageBound {
+			return fmt.Errorf("the API was unreachable for %s (%d requests) from %s", l.Duration().Round(time.Millisecond), l.Missed, locate(spans, l.Start))
+		}
+		return nil
+	})
+	h.check("the canary answered every request while a worker was drained (from its drain to its uncordoning)", ha.canaryDuringDrains)
+
+	after := h.versions("After the upgrade")
+	writeFile(t, h.artifacts, "ha-report.txt", report+"\n"+before+"\n"+after)
+
+	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
+	h.check("the API server runs "+to, func() error {
+		v, err := h.serverVersion()
+		if err == nil && v != to {
+			err = fmt.Errorf("the API server reports %s", v)
+		}
+		return err
+	})
+	h.check("every control-plane node's static pods run "+to+"'s images and are Ready", func() error {
+		return eventually(2*time.Minute, func() error {
+			return h.staticPods(controlPlanes, map[string]string{
+				"kube-apiserver":          "registry.k8s.io/kube-apiserver:" + to,
+				"kube-controller-manager": "registry.k8s.io/kube-controller-manager:" + to,
+				"kube-scheduler":          "registry.k8s.io/kube-scheduler:" + to,
+				"etcd":                    etcdImage,
+			})
+		})
+	})
+	h.check(fmt.Sprintf("etcd has %d healthy voting members, one per control-plane node, at %s", len(controlPlanes), etcdVersionOf(etcdImage)), func() error {
+		return eventually(2*time.Minute, func() error {
+			status, err := h.etcdStatus(controlPlanes)
+			if err != nil {
+				return err
+			}
+			members, err := h.etcdMembers()
+			if err != nil {
+				return err
+			}
+			return checkEtcdMembers(members, status, controlPlanes, etcdVersionOf(etcdImage))
+		})
+	})
+	for _, cp := range controlPlanes {
+		h.check("the API server of "+cp+", asked directly, is ready (etcd included) and reads every ConfigMap written before", func() error {
+			for _, path := range []string{"/readyz", "/readyz/etcd"} {
+				if _, err := h.directKubectl(cp, cpIPs[cp], "get", "--raw="+path); err != nil {
+					return err
+				}
+			}
+			out, err := h.directKubectl(cp, cpIPs[cp], "get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
+			if err != nil {
+				return err
+			}
+			return checkEtcdKeys(out, token)
+		})
+	}
+	h.check("the load balancer routes to all three API servers", func() error {
+		return eventually(time.Minute, func() error { return h.balancedAcross(controlPlanes, identify) })
+	})
+	h.check("CoreDNS runs "+corednsImage, func() error {
+		return h.podImage("k8s-app=kube-dns", corednsImage)
+	})
+	h.check("kube-proxy runs registry.k8s.io/kube-proxy:"+to, func() error {
+		return h.podImage("k8s-app=kube-proxy", "registry.k8s.io/kube-proxy:"+to)
+	})
+	// the drains moved the pods that test from the first worker
+	h.check("the pod with the PersistentVolume is back on "+workers[0], func() error {
+		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/pv-canary")
+		return err
+	})
+	h.check("the canary answers HTTP through its Service after", httpCheck)
+	h.check("the canary Deployment is available with one replica on each worker", func() error {
+		if _, err := h.kubectl("wait", "--for=condition=Available", "--timeout=120s", "deployment/canary"); err != nil {
+			return err
+		}
+		return eventually(time.Minute, func() error { return h.canaryOnWorkers(workers) })
+	})
+	h.check("the PersistentVolume data reads back", func() error {
+		out, err := h.canary("read", "/data/canary.txt")
+		if err == nil && strings.TrimSpace(out) != token {
+			err = fmt.Errorf("read %q, want %q", out, token)
+		}
+		return err
+	})
+	h.check("kind's add-ons are still available and were not changed", func() error {
+		after, err := h.addonImages()
+		if err == nil && after != addonsBefore {
+			err = fmt.Errorf("the add-ons' images changed: before %s, after %s", addonsBefore, after)
+		}
+		return err
+	})
+	h.check("cluster DNS resolves", func() error {
+		return eventually(time.Minute, func() error {
+			_, err := h.canary("lookup", "kubernetes.default.svc.cluster.local")
+			return err
+		})
+	})
+	h.check("a second upgrade changes nothing and exits 0", func() error {
+		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
+		if err != nil {
+			return err
+		}
+		writeFile(t, h.artifacts, "second-upgrade-events.jsonl", out)
+		if !strings.Contains(out, "nothing to do") {
+			return fmt.Errorf("the second upgrade did not say there was nothing to do:\n%s", out)
+		}
+		order, _, _, err := phaseTimes(out)
+		if err != nil {
+			return err
+		}
+		if strings.Join(order, ",") != "preflight" {
+			return fmt.Errorf("the second upgrade ran phases %v", order)
+		}
+		return h.allAt(to)
+	})
+}
+
+// nodeNames checks that the cluster's nodes are exactly names.
+func (h *harness) nodeNames(names []string) error {
+	nodes, err := h.nodes()
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, n := range nodes {
+		got = append(got, n.Name)
+	}
+	want := append([]string{}, names...)
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		return fmt.Errorf("the nodes are %v, want %v", got, want)
+	}
+	return nil
+}
+
+// containerIP is the IPv4 address of a node container.
+func (h *harness) containerIP(name string) (string, error) {
+	out, err := h.runStdout("docker", "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", name)
+	if err != nil {
+		return "", err
+	}
+	fields := strings.Fields(out)
+	if len(fields) == 0 {
+		return "", fmt.Errorf("container %s has no IPv4 address", name)
+	}
+	return fields[0], nil
+}
+
+// directKubectl runs kubectl on control-plane node cp against its own API
+// server, not through the load balancer its admin.conf names.
+func (h *harness) directKubectl(cp, ip string, args ...string) (string, error) {
+	return h.runStdout("docker", append([]string{"exec", cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "--server=https://" + ip + ":6443"}, args...)...)
+}
+
+// canaryOnWorkers checks that the canary's Ready replicas run one on each
+// of workers.
+func (h *harness) canaryOnWorkers(workers []string) error {
+	out, err := h.kubectl("get", "pods", "--selector=app=canary", "-o",
+		`jsonpath={range .items[*]}{.spec.nodeName} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}`)
+	if err != nil {
+		return err
+	}
+	var nodes []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if fields := strings.Fields(line); len(fields) == 2 && fields[1] == "True" {
+			nodes = append(nodes, fields[0])
+		}
+	}
+	sort.Strings(nodes)
+	if strings.Join(nodes, " ") != strings.Join(workers, " ") {
+		return fmt.Errorf("the canary's Ready replicas run on %v, want one on each of %v", nodes, workers)
+	}
+	return nil
+}
+
+// staticPods checks that on each control-plane node the static pods of
+// images' components run those images and are Ready.
+func (h *harness) staticPods(controlPlanes []string, images map[string]string) error {
+	var names []string
+	for _, cp := range controlPlanes {
+		for component := range images {
+			names = append(names, component+"-"+cp)
+		}
+	}
+	sort.Strings(names)
+	out, err := h.kubectl(append([]string{"get", "pods", "--namespace=kube-system", "-o", "json"}, names...)...)
+	if err != nil {
+		return err
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+			Spec struct {
+				NodeName   string                   `json:"nodeName"`
+				Containers []struct{ Image string } `json:"containers"`
+			} `json:"spec"`
+			Status struct {
+				Conditions []struct{ Type, Status string } `json:"conditions"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return err
+	}
+	var problems []string
+	for _, p := range list.Items {
+		want := images[p.Metadata.Labels["component"]]
+		ready := false
+		for _, c := range p.Status.Conditions {
+			ready = ready || (c.Type == "Ready" && c.Status == "True")
+		}
+		if len(p.Spec.Containers) == 0 || p.Spec.Containers[0].Image != want || !ready {
+			image := ""
+			if len(p.Spec.Containers) > 0 {
+				image = p.Spec.Containers[0].Image
+			}
+			problems = append(problems, fmt.Sprintf("%s on %s runs %s (Ready=%v), want %s", p.Metadata.Name, p.Spec.NodeName, image, ready, want))
+		}
+	}
+	if len(list.Items) != len(names) {
+		problems = append(problems, fmt.Sprintf("%d of the %d static pods found", len(list.Items), len(names)))
+	}
+	return joinProblems("static pods", problems)
+}
+
+// etcdStatus asks the etcd member on each control-plane node for its
+// health and status.
+func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdStatus, error) {
+	statuses := map[string]etcdStatus{}
+	for _, cp := range controlPlanes {
+		out, err := h.runStdout("docker", "exec", cp, "curl", "-fsS", "--max-time", "10", etcdHealthURL)
+		if err != nil {
+			return nil, err
+		}
+		if err := parseEtcdHealth([]byte(out)); err != nil {
+			return nil, fmt.Errorf("%s: %v", cp, err)
+		}
+		if out, err = h.runStdout("docker", append([]string{"exec", cp}, etcdCurl(etcdStatusURL)...)...); err != nil {
+			return nil, err
+		}
+		s, err := parseEtcdStatus([]byte(out))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", cp, err)
+		}
+		statuses[cp] = s
+	}
+	return statuses, nil
+}
+
+// etcdMembers is etcd's member list, as the bootstrap node's member sees
+// it.
+func (h *harness) etcdMembers() ([]etcdMember, error) {
+	out, err := h.runStdout("docker", append([]string{"exec", h.cp}, etcdCurl(etcdMembersURL)...)...)
+	if err != nil {
+		return nil, err
+	}
+	return parseEtcdMembers([]byte(out))
+}
+
+// balancedAcross sends requests through the load balancer's host port for
+// a few seconds and checks that every one succeeded and that each of the
+// control-plane nodes' API servers answered some.
+func (h *harness) balancedAcross(controlPlanes []string, identify func(*x509.Certificate) string) error {
+	out, err := h.runStdout(h.kind, "get", "kubeconfig", "--name", h.name)
+	if err != nil {
+		return err
+	}
+	creds, err := parseKubeconfig([]byte(out))
+	if err != nil {
+		return err
+	}
+	p, err := startAPIProbe(creds, "/api/v1/namespaces/default", 100*time.Millisecond, identify)
+	if err != nil {
+		return err
+	}
+	// not a wait: how long to send requests, about 30, 10 per server
+	time.Sleep(3 * time.Second)
+	samples := p.stop()
+	if len(samples) == 0 {
+		return fmt.Errorf("no request sent")
+	}
+	counts := answeredBy(samples)
+	a := measure(samples, samples[0].Time, samples[len(samples)-1].Time)
+	if a.OK != a.Total {
+		return fmt.Errorf("through the load balancer: %s", a)
+	}
+	for _, cp := range controlPlanes {
+		if counts[cp] == 0 {
+			return fmt.Errorf("%s's API server answered none of %d requests through the load balancer (answers: %v)", cp, a.Total, counts)
+		}
+	}
+	return nil
+}
+
+// canaryProbes reads the canary probers' logs (the current container's
+// and, after a restart, the previous one's). It returns their samples,
+// whose From is the prober's node, and each prober's restart count by node.
+func (h *harness) canaryProbes() ([]sample, map[string]int, error) {
+	out, err := h.kubectl("get", "pods", "--selector=app=canary-prober", "-o",
+		`jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.containerStatuses[0].restartCount}{"\n"}{end}`)
+	if err != nil {
+		return nil, nil, err
+	}
+	var samples []sample
+	probers := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			continue
+		}
+		pod, node := fields[0], fields[1]
+		restarts := 0
+		if len(fields) == 3 {
+			if restarts, err = strconv.Atoi(fields[2]); err != nil {
+				return nil, nil, fmt.Errorf("pod %s: restart count %q", pod, fields[2])
+			}
+		}
+		probers[node] = restarts
+		logs, err := h.runStdout("docker", "exec", h.cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", pod)
+		if err != nil {
+			return nil, nil, err
+		}
+		if restarts > 0 {
+			previous, err := h.runStdout("docker", "exec", h.cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", "--previous", pod)
+			if err == nil {
+				logs = previous + logs
+			}
+		}
+		s, err := parseProbeLog(node, logs)
+		if err != nil {
+			return nil, nil, err
+		}
+		samples = append(samples, s...)
+	}
+	return samples, probers, nil
+}

@@ -1,0 +1,334 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The phase and step names of `kind alpha upgrade --output json` that the
+// order checks look for (pkg/cluster/internal/upgrade/actions/controlplane
+// and .../kubelets; those packages are internal to pkg/cluster, and the
+// JSON events are the contract anyway).
+const (
+	phaseControlPlane = "control-plane"
+	phaseKubelets     = "kubelets"
+	stepDrain         = "draining"
+	stepRestart       = "restarting the kubelet"
+	stepUncordon      = "uncordoning"
+)
+
+// event is one line of `kind alpha upgrade --output json`.
+type event struct {
+	Time    time.Time `json:"time"`
+	Kind    string    `json:"kind"`
+	Event   string    `json:"event"`
+	Phase   string    `json:"phase"`
+	Node    string    `json:"node"`
+	Step    string    `json:"step"`
+	Outcome string    `json:"outcome"`
+	Message string    `json:"message"`
+}
+
+// parseEvents reads --output json: one event per line.
+func parseEvents(out string) ([]event, error) {
+	var events []event
+	scanner := bufio.NewScanner(strings.NewReader(out))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		if strings.TrimSpace(scanner.Text()) == "" {
+			continue
+		}
+		var ev event
+		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
+			return nil, fmt.Errorf("not a JSON event: %q", scanner.Text())
+		}
+		events = append(events, ev)
+	}
+	return events, scanner.Err()
+}
+
+// span is what ran between a started event and its finished event: the
+// whole upgrade, a phase, a node within a phase or a step.
+type span struct {
+	Kind, Phase, Node, Step, Outcome string
+	Start, End                       time.Time
+}
+
+func (s span) String() string {
+	var parts []string
+	for _, p := range []string{s.Phase, s.Node, s.Step} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return "the upgrade"
+	}
+	return strings.Join(parts, ": ")
+}
+
+// spansOf pairs each started event with its finished event, in the order
+// they started. A started event without its finished event (the run was
+// killed) is an error, as is a finished event that nothing started.
+func spansOf(events []event) ([]span, error) {
+	type key struct{ kind, phase, node, step string }
+	var spans []span
+	open := map[key][]int{} // started spans not finished yet, by scope
+	for _, ev := range events {
+		k := key{ev.Kind, ev.Phase, ev.Node, ev.Step}
+		switch ev.Event {
+		case "started":
+			open[k] = append(open[k], len(spans))
+			spans = append(spans, span{Kind: ev.Kind, Phase: ev.Phase, Node: ev.Node, Step: ev.Step, Start: ev.Time})
+		case "finished":
+			starts := open[k]
+			if len(starts) == 0 {
+				return nil, fmt.Errorf("%s finished at %s without having started", span{Phase: ev.Phase, Node: ev.Node, Step: ev.Step}, ev.Time.Format(time.RFC3339Nano))
+			}
+			i := starts[len(starts)-1]
+			open[k] = starts[:len(starts)-1]
+			spans[i].End, spans[i].Outcome = ev.Time, ev.Outcome
+		}
+	}
+	for _, s := range spans {
+		if s.End.IsZero() {
+			return nil, fmt.Errorf("%s started at %s and never finished", s, s.Start.Format(time.RFC3339Nano))
+		}
+	}
+	return spans, nil
+}
+
+// find returns the spans for which keep is true, in the order they started.
+func find(spans []span, keep func(span) bool) []span {
+	var out []span
+	for _, s := range spans {
+		if keep(s) {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// nodesOneAtATime checks that in phase no node's work overlaps another's.
+func nodesOneAtATime(spans []span, phase string) error {
+	nodes := find(spans, func(s span) bool { return s.Kind == "node" && s.Phase == phase })
+	var problems []string
+	for i := 1; i < len(nodes); i++ {
+		if prev, cur := nodes[i-1], nodes[i]; cur.Start.Before(prev.End) {
+			problems = append(problems, fmt.Sprintf("%s started %s before %s finished", cur.Node, prev.End.Sub(cur.Start), prev.Node))
+		}
+	}
+	return joinProblems(phase+": nodes overlap", problems)
+}
+
+// controlPlanesInOrder checks that phase visited each control-plane node
+// once and successfully, the bootstrap node first.
+func controlPlanesInOrder(spans []span, phase, bootstrap string, controlPlanes []string) error {
+	nodes := find(spans, func(s span) bool {
+		return s.Kind == "node" && s.Phase == phase && contains(controlPlanes, s.Node)
+	})
+	var problems []string
+	seen := map[string]int{}
+	for _, n := range nodes {
+		seen[n.Node]++
+		if n.Outcome == "failure" {
+			problems = append(problems, n.Node+" failed")
+		}
+	}
+	for _, cp := range controlPlanes {
+		if seen[cp] != 1 {
+			problems = append(problems, fmt.Sprintf("%s was visited %d times, want once", cp, seen[cp]))
+		}
+	}
+	if len(nodes) > 0 && nodes[0].Node != bootstrap {
+		problems = append(problems, fmt.Sprintf("%s came first, not the bootstrap node %s", nodes[0].Node, bootstrap))
+	}
+	return joinProblems(phase+": control-plane nodes out of order", problems)
+}
+
+// workersAfterControlPlanes checks that nothing happened on a worker in the
+// kubelets phase before every control-plane node was done: the
+// control-plane phase finished and each control-plane node's kubelet was
+// upgraded.
+func workersAfterControlPlanes(spans []span, controlPlanes, workers []string) error {
+	var done time.Time
+	var problems []string
+	cpPhase := find(spans, func(s span) bool { return s.Kind == "phase" && s.Phase == phaseControlPlane })
+	if len(cpPhase) == 0 {
+		problems = append(problems, "no control-plane phase")
+	}
+	for _, s := range cpPhase {
+		if s.End.After(done) {
+			done = s.End
+		}
+	}
+	for _, cp := range controlPlanes {
+		kubelet := find(spans, func(s span) bool { return s.Kind == "node" && s.Phase == phaseKubelets && s.Node == cp })
+		if len(kubelet) == 0 {
+			problems = append(problems, "the kubelets phase did not visit "+cp)
+		}
+		for _, s := range kubelet {
+			if s.End.After(done) {
+				done = s.End
+			}
+		}
+	}
+	for _, s := range find(spans, func(s span) bool { return s.Phase == phaseKubelets && contains(workers, s.Node) }) {
+		if s.Start.Before(done) {
+			problems = append(problems, fmt.Sprintf("%s started %s before the control plane was done", s, done.Sub(s.Start)))
+		}
+	}
+	return joinProblems("workers touched before the control plane was done", problems)
+}
+
+// cordonWindow is the time the upgrade had a node cordoned, at most: from
+// the start of its drain to the end of its uncordoning.
+type cordonWindow struct {
+	Node       string
+	Start, End time.Time
+}
+
+// cordonWindows returns, in the order they started, the kubelets phase's
+// cordon windows, and an error for a node drained and never uncordoned.
+func cordonWindows(spans []span) ([]cordonWindow, error) {
+	var windows []cordonWindow
+	var problems []string
+	for _, d := range find(spans, func(s span) bool { return s.Kind == "step" && s.Phase == phaseKubelets && s.Step == stepDrain }) {
+		w := cordonWindow{Node: d.Node, Start: d.Start}
+		for _, u := range find(spans, func(s span) bool {
+			return s.Kind == "step" && s.Phase == phaseKubelets && s.Step == stepUncordon && s.Node == d.Node && !s.Start.Before(d.End)
+		}) {
+			if u.Outcome != "failure" {
+				w.End = u.End
+				break
+			}
+		}
+		if w.End.IsZero() {
+			problems = append(problems, d.Node+" was never uncordoned after its drain")
+			continue
+		}
+		windows = append(windows, w)
+	}
+	return windows, joinProblems("nodes left cordoned", problems)
+}
+
+// drainsOneAtATime checks that no node was drained while the upgrade had
+// another one cordoned: each node's drain started after the previous
+// node's uncordoning finished.
+func drainsOneAtATime(spans []span) error {
+	windows, err := cordonWindows(spans)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for i := 1; i < len(windows); i++ {
+		if prev, cur := windows[i-1], windows[i]; cur.Start.Before(prev.End) {
+			problems = append(problems, fmt.Sprintf("%s was drained %s before %s was uncordoned", cur.Node, prev.End.Sub(cur.Start), prev.Node))
+		}
+	}
+	return joinProblems("drains overlap", problems)
+}
+
+// upgradeOrder runs every order check over one run's events; each is
+// named for the JUnit suite.
+func upgradeOrder(spans []span, bootstrap string, controlPlanes, workers []string) []namedCheck {
+	return []namedCheck{
+		{"control-plane phase: one control-plane node at a time, " + bootstrap + " first", func() error {
+			return firstError(nodesOneAtATime(spans, phaseControlPlane), controlPlanesInOrder(spans, phaseControlPlane, bootstrap, controlPlanes))
+		}},
+		{"kubelets phase: one node at a time, the control-plane nodes first, " + bootstrap + " first", func() error {
+			return firstError(nodesOneAtATime(spans, phaseKubelets), controlPlanesInOrder(spans, phaseKubelets, bootstrap, controlPlanes))
+		}},
+		{"no worker's kubelet was touched before every control-plane node was done", func() error {
+			return workersAfterControlPlanes(spans, controlPlanes, workers)
+		}},
+		{"no node was drained while the upgrade had another one cordoned", func() error {
+			return drainsOneAtATime(spans)
+		}},
+	}
+}
+
+// namedCheck is a check and its JUnit name.
+type namedCheck struct {
+	name string
+	fn   func() error
+}
+
+// locate says where the upgrade was at t: the innermost span running
+// then, and how long after the upgrade started.
+func locate(spans []span, t time.Time) string {
+	var upgrade *span
+	for i := range spans {
+		if spans[i].Kind == "upgrade" {
+			upgrade = &spans[i]
+			break
+		}
+	}
+	if upgrade == nil {
+		return "(no upgrade events)"
+	}
+	offset := fmt.Sprintf("%+.1fs", t.Sub(upgrade.Start).Seconds())
+	if t.Before(upgrade.Start) {
+		return offset + ", before the upgrade"
+	}
+	if t.After(upgrade.End) {
+		return offset + ", after the upgrade"
+	}
+	depth := map[string]int{"upgrade": 0, "phase": 1, "node": 2, "step": 3}
+	best := *upgrade
+	for _, s := range spans {
+		if !t.Before(s.Start) && !t.After(s.End) && depth[s.Kind] > depth[best.Kind] {
+			best = s
+		}
+	}
+	if best.Kind == "upgrade" {
+		return offset + ", between phases"
+	}
+	return offset + ", " + best.String()
+}
+
+func joinProblems(what string, problems []string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", what, strings.Join(problems, "; "))
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
