@@ -17,14 +17,14 @@
 #   make build     bin/kind
 #   make install   bin/kind into INSTALL_DIR (default: $(go env GOPATH)/bin)
 #   make unit      unit tests, with the race detector
-#   make e2e       end-to-end tests on a real Docker engine (needs root)
-#   make test      unit, then e2e
+#   make e2e       the end-to-end test on a real Docker engine: 1 control plane
+#                  and 1 worker (needs root)
+#   make e2e-ha    the end-to-end test on 3 control planes behind kind's load
+#                  balancer and 2 workers, with availability probes (needs root)
+#   make test      unit, then e2e, then e2e-ha
 #   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
 #   make lint      golangci-lint only
 #   make e2e-matrix  the e2e for every version pair of the matrix (needs root)
-#   make e2e-ha    the e2e on 3 control planes behind kind's load balancer and
-#                  2 workers, with availability probes (needs root; not yet
-#                  part of make test)
 #   make demo      create a v1.36 cluster and upgrade it to v1.37 (needs root)
 #
 # E2E_FROM and E2E_TO choose the versions of make e2e, make e2e-ha and make demo
@@ -75,12 +75,13 @@ e2e-matrix: build
 	hack/make-rules/e2e-matrix.sh
 
 e2e-ha: build
-	hack/make-rules/e2e-ha.sh
+	hack/make-rules/e2e.sh ha
 
-# unit, then e2e (not in parallel, even under make -j)
+# unit, then e2e, then e2e-ha (not in parallel, even under make -j)
 test:
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
+	@$(MAKE) --no-print-directory e2e-ha
 
 demo: build
 	hack/make-rules/demo.sh

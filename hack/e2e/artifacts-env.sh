@@ -13,7 +13,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Sourced by hack/e2e/run.sh, run-ha.sh and demo.sh: the versions the e2e
+# Sourced by hack/e2e/run.sh and demo.sh: the versions the e2e
 # upgrades between (E2E_FROM, E2E_TO; default kind's current line, the
 # pair CI runs), and load_artifacts_env, which builds (or reuses) the
 # offline artifacts for them and sets NODE_IMAGE, IMAGE_DIR, BUILD_TREE,

@@ -13,18 +13,34 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Runs the offline end-to-end test: builds (or reuses) the offline artifacts,
-# then test/e2e's TestIntegrationUpgrade creates a cluster at E2E_FROM
-# (default v1.36.3) with bin/kind, deploys canaries, upgrades it to E2E_TO
-# (default v1.37.2) with `kind alpha upgrade` (interrupted, then the control
-# plane alone, then the rest) and checks the result.
-# Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind
-# (make build). E2E_IMAGE_DIR_LAYOUT=build-tree upgrades from a Kubernetes
-# build tree's _output/ instead of the release-like folder.
+# run.sh [upgrade|ha]: runs one offline end-to-end test. Both build (or
+# reuse) the same offline artifacts and create their cluster at E2E_FROM
+# (default v1.36.3) with bin/kind.
 #
-# Writes junit_e2e.xml, upgrade-report.txt (per-phase wall times, node
-# versions before and after), phase-times.json, the upgrade's JSON events,
-# commands.log and, on failure, `kind export logs` to ${ARTIFACTS}.
+#   upgrade (make e2e, the default): test/e2e's TestIntegrationUpgrade
+#     creates 1 control-plane node and 1 worker, deploys canaries, upgrades
+#     the cluster to E2E_TO (default v1.37.2) with `kind alpha upgrade`
+#     (interrupted, then the control plane alone, then the rest) and checks
+#     the result. E2E_IMAGE_DIR_LAYOUT=build-tree upgrades from a Kubernetes
+#     build tree's _output/ instead of the release-like folder.
+#     Writes junit_e2e.xml, upgrade-report.txt (per-phase wall times, node
+#     versions before and after), phase-times.json, the upgrade's JSON
+#     events, commands.log and, on failure, `kind export logs` to
+#     ${ARTIFACTS}.
+#   ha (make e2e-ha): TestIntegrationUpgradeHA creates 3 control-plane
+#     nodes (behind kind's load balancer: the envoy stand-in
+#     build-artifacts.sh keeps in Docker) and 2 workers, deploys canaries and
+#     writes 20 ConfigMaps, probes the API through the load balancer and the
+#     canary Service from every node while one run of `kind alpha upgrade`
+#     takes the cluster to E2E_TO, then checks the order of the upgrade's
+#     steps, the availability figures against their bounds, etcd's members
+#     and data, every control plane's static pods and the load balancer.
+#     Writes the same files, with ha-report.txt (create time, availability)
+#     and both probes' logs (api-probe.log, canary-probe.log), to
+#     ${ARTIFACTS}/ha.
+#
+# Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind
+# (make build).
 
 set -o errexit -o nounset -o pipefail
 
@@ -33,7 +49,20 @@ cd "${REPO_ROOT}"
 # shellcheck source=hack/e2e/artifacts-env.sh
 source hack/e2e/artifacts-env.sh
 
+SUITE="${1:-upgrade}"
 ARTIFACTS="${ARTIFACTS:-${REPO_ROOT}/_artifacts}"
+case "${SUITE}" in
+  upgrade) TEST=TestIntegrationUpgrade REPORT=upgrade-report.txt ;;
+  ha)
+    TEST=TestIntegrationUpgradeHA REPORT=ha-report.txt
+    ARTIFACTS="${ARTIFACTS}/ha"
+    export E2E_HA=1
+    ;;
+  *)
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade or ha" >&2
+    exit 1
+    ;;
+esac
 mkdir -p "${ARTIFACTS}"
 
 load_artifacts_env
@@ -69,13 +98,13 @@ done
 [[ -x "${E2E_KIND}" ]] || { echo "ERROR: ${E2E_KIND} is missing: run make build first" >&2; exit 1; }
 
 rc=0
-go test -count=1 -v -timeout 60m -run '^TestIntegrationUpgrade$' ./test/e2e/ 2>&1 | tee "${ARTIFACTS}/e2e.log" || rc=$?
-if [[ "${rc}" -eq 0 ]] && ! grep -q -- '--- PASS: TestIntegrationUpgrade' "${ARTIFACTS}/e2e.log"; then
-  echo "ERROR: TestIntegrationUpgrade did not run" >&2
+go test -count=1 -v -timeout 60m -run "^${TEST}\$" ./test/e2e/ 2>&1 | tee "${ARTIFACTS}/e2e.log" || rc=$?
+if [[ "${rc}" -eq 0 ]] && ! grep -q -- "--- PASS: ${TEST} " "${ARTIFACTS}/e2e.log"; then
+  echo "ERROR: ${TEST} did not run" >&2
   rc=1
 fi
-if [[ -f "${ARTIFACTS}/upgrade-report.txt" ]]; then
-  cat "${ARTIFACTS}/upgrade-report.txt"
+if [[ -f "${ARTIFACTS}/${REPORT}" ]]; then
+  cat "${ARTIFACTS}/${REPORT}"
 fi
-echo "e2e artifacts in ${ARTIFACTS}"
+echo "e2e artifacts (${SUITE}) in ${ARTIFACTS}"
 exit "${rc}"

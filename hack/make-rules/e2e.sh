@@ -13,9 +13,9 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# e2e.sh [ARGS...]: the end-to-end tests. Makes sure a Docker engine runs
-# (hack/e2e/docker-setup.sh installs and starts one if needed), then runs
-# hack/e2e/run.sh ARGS. Needs root. The first run builds every image and
+# e2e.sh [upgrade|ha]: one end-to-end test (make e2e, make e2e-ha). Makes
+# sure a Docker engine runs (hack/e2e/docker-setup.sh installs and starts one
+# if needed), then runs hack/e2e/run.sh with the same argument. Needs root. The first run builds every image and
 # binary offline and caches them (see hack/e2e/build-artifacts.sh).
 
 set -o errexit -o nounset -o pipefail
@@ -26,4 +26,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RUN="hack/e2e/run.sh"
 require_script "${RUN}" "the end-to-end tests"
 stage "docker engine (hack/e2e/docker-setup.sh)" bash hack/e2e/docker-setup.sh
-stage "e2e tests (${RUN})" bash "${RUN}" "$@"
+stage "e2e test ${1:-upgrade} (${RUN})" bash "${RUN}" "$@"

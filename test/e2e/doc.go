@@ -18,6 +18,6 @@ limitations under the License.
 // needs a Docker engine and the offline artifacts hack/e2e builds; run it
 // with `make e2e` (hack/e2e/run.sh), which provides both, and the HA test
 // (3 control-plane nodes, 2 workers, availability probes) with `make
-// e2e-ha` (hack/e2e/run-ha.sh). The parsers and checks the tests use
+// e2e-ha` (hack/e2e/run.sh ha). The parsers and checks the tests use
 // (events, probes, etcd) are unit-tested and run under -short.
 package e2e

@@ -30,7 +30,7 @@ import (
 
 // envHA turns the HA test on: it needs five node containers and takes
 // long, so `go test` alone, and `make e2e`, leave it out
-// (hack/e2e/run-ha.sh, `make e2e-ha`, sets it).
+// (hack/e2e/run.sh ha, `make e2e-ha`, sets it).
 const envHA = "E2E_HA"
 
 // haClusterName differs from the single control-plane test's cluster, so
@@ -106,51 +106,7 @@ spec:
   selector:
     matchLabels: {app: canary}
 ---
-apiVersion: v1
-kind: Service
-metadata:
-  name: canary
-spec:
-  selector: {app: canary}
-  ports:
-  - port: 80
-    targetPort: 8080
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: canary-pvc
-spec:
-  accessModes: [ReadWriteOnce]
-  storageClassName: standard
-  resources:
-    requests: {storage: 1Gi}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: pv-canary
-spec:
-  replicas: 1
-  strategy: {type: Recreate}
-  selector:
-    matchLabels: {app: pv-canary}
-  template:
-    metadata:
-      labels: {app: pv-canary}
-    spec:
-      nodeSelector: {kubernetes.io/hostname: WORKER}
-      containers:
-      - name: canary
-        image: IMAGE
-        imagePullPolicy: Never
-        args: [sleep]
-        volumeMounts:
-        - {name: data, mountPath: /data}
-      volumes:
-      - name: data
-        persistentVolumeClaim: {claimName: canary-pvc}
-`
+` + canaryServiceAndVolume
 
 // canaryProbers measures the canary Service from inside the cluster.
 //
@@ -239,7 +195,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		t.Skip("integration test: needs Docker and the offline artifacts (make e2e-ha)")
 	}
 	if os.Getenv(envHA) == "" {
-		t.Skip(envHA + " is not set: the HA upgrade test runs with make e2e-ha (hack/e2e/run-ha.sh)")
+		t.Skip(envHA + " is not set: the HA upgrade test runs with make e2e-ha (hack/e2e/run.sh ha)")
 	}
 	from, to := getenv(t, envFrom), getenv(t, envTo)
 	h := newHarness(t, haClusterName, 5, "kind-alpha-upgrade-e2e-ha "+from+"-"+to)

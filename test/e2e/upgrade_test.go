@@ -109,10 +109,9 @@ func (h *harness) createCluster(from, config string) time.Duration {
 	return took
 }
 
-// workloads: a 2-replica HTTP canary behind a Service (tolerating the
-// control plane, so a drain moves a replica), and a pod on the worker
-// writing to a PersistentVolume that kind's default StorageClass (the
-// local-path provisioner) provisions for its claim.
+// workloads: a 2-replica HTTP canary (tolerating the control plane, so a
+// drain moves a replica), its Service and the PersistentVolume writer of
+// canaryServiceAndVolume.
 const workloads = `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -138,7 +137,13 @@ spec:
           httpGet: {path: /healthz, port: 8080}
           periodSeconds: 2
 ---
-apiVersion: v1
+` + canaryServiceAndVolume
+
+// canaryServiceAndVolume, shared by the tests' workloads: the canary's
+// Service, and a pod on the worker WORKER writing to a PersistentVolume that
+// kind's default StorageClass (the local-path provisioner) provisions for
+// its claim.
+const canaryServiceAndVolume = `apiVersion: v1
 kind: Service
 metadata:
   name: canary
