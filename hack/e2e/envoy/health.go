@@ -101,14 +101,15 @@ func httpCheck(hc *healthConfig, dial dialFunc) checker {
 }
 
 func httpGet(ctx context.Context, hc *healthConfig, dial dialFunc, addr string) (checkResult, error) {
-	conn, err := dial(ctx, addr)
+	raw, err := dial(ctx, addr)
 	if err != nil {
 		return checkFailed, err
 	}
-	defer conn.Close()
+	defer raw.Close()
 	// the context's end cuts the exchange short wherever it is
-	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	stop := context.AfterFunc(ctx, func() { _ = raw.Close() })
 	defer stop()
+	conn := raw
 	if hc.TLS {
 		conn = tls.Client(conn, &tls.Config{InsecureSkipVerify: true}) // see healthTLS
 	}
