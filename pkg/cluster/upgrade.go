@@ -20,6 +20,7 @@ import (
 	"context"
 	"io"
 	"os"
+	osexec "os/exec"
 	"time"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
@@ -164,7 +165,7 @@ func UpgradePhases() []UpgradePhase {
 //
 // Alpha: this API may change.
 func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) error {
-	opts := upgrade.Options{ClusterName: name, Wait: DefaultUpgradeWait, Settle: defaultSettle}
+	opts := upgrade.Options{ClusterName: name, ProviderCommand: providerCommand(), Wait: DefaultUpgradeWait, Settle: defaultSettle}
 	for _, o := range options {
 		if err := o.apply(&opts); err != nil {
 			return err
@@ -198,4 +199,20 @@ func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) err
 		return errors.Wrapf(err, "failed to list the nodes of cluster %q", name)
 	}
 	return upgrade.Run(nodes, opts)
+}
+
+// providerCommand names the command of the node provider kind picks, for
+// the fixes errors suggest: KIND_EXPERIMENTAL_PROVIDER when set (its values
+// are the commands: podman, nerdctl, finch...), else the first of docker,
+// nerdctl and podman on the PATH, in the order kind detects them.
+func providerCommand() string {
+	if p := os.Getenv("KIND_EXPERIMENTAL_PROVIDER"); p != "" {
+		return p
+	}
+	for _, c := range []string{"docker", "nerdctl", "podman"} {
+		if _, err := osexec.LookPath(c); err == nil {
+			return c
+		}
+	}
+	return "docker"
 }

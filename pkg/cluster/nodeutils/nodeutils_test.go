@@ -102,7 +102,8 @@ func TestWaitFor(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := nodeutils.WaitFor(ctx, time.Millisecond, time.Hour, "cancelled", func() (bool, error) { return false, nil }); err == nil {
-		t.Error("WaitFor ignored a cancelled context")
+	err = nodeutils.WaitFor(ctx, time.Millisecond, time.Hour, "the node", func() (bool, error) { return false, errors.New("not ready") })
+	if err == nil || !strings.Contains(err.Error(), "cancelled while waiting for the node") || strings.Contains(err.Error(), "timed out") {
+		t.Errorf("WaitFor on a cancelled context: %v", err)
 	}
 }

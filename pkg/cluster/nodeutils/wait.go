@@ -26,9 +26,11 @@ import (
 // WaitFor calls cond every interval until it reports true, the context is
 // done or timeout passes. Errors from cond are treated as transient (the
 // API server restarting, say): polling goes on and the last one is reported
-// if the deadline passes.
+// if the deadline passes. When ctx is cancelled first, the error says the
+// wait was cancelled, not that it timed out.
 func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, cond func() (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -43,6 +45,10 @@ func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, 
 		}
 		select {
 		case <-ctx.Done():
+			if parent.Err() != nil {
+				// the caller gave up (Ctrl-C, a cancelled context), not the wait
+				return errors.Wrapf(parent.Err(), "cancelled while waiting for %s", what)
+			}
 			if lastErr != nil {
 				return errors.Wrapf(lastErr, "timed out after %s waiting for %s", timeout, what)
 			}

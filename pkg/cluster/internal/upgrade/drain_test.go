@@ -89,3 +89,27 @@ func TestBarePodsWhereNothingIsDrained(t *testing.T) {
 		t.Fatalf("control plane only, with a bare pod on a worker: %v", err)
 	}
 }
+
+// TestDrainBlockedByAPodDisruptionBudget: a drain that a budget blocks
+// until kubectl's --timeout fails the run with what to do; once the budget
+// allows it, the same command finishes and uncordons the node.
+func TestDrainBlockedByAPodDisruptionBudget(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 2, fakenode.Flat)
+	e.cluster.PDBBlocked = map[string][]string{"kind-worker": {"default/app-0"}}
+	_, err := e.run(nil)
+	if err == nil {
+		t.Fatal("the upgrade did not fail")
+	}
+	for _, want := range []string{`a PodDisruptionBudget keeps node "kind-worker" from being drained`, "run the same command again", `error when evicting pods/"app-0" -n "default"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if w := e.cluster.Node("kind-worker"); !w.Unschedulable {
+		t.Error("the blocked node is not cordoned")
+	}
+	e.cluster.PDBBlocked = nil
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+}

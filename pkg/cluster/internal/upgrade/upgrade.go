@@ -101,7 +101,10 @@ func ValidateSkipPhases(names []string) error {
 type Options struct {
 	// ClusterName is the cluster's kind name, for the command that
 	// finishes an upgrade left partial by SkipPhases.
-	ClusterName           string
+	ClusterName string
+	// ProviderCommand is the node provider's command (docker, podman,
+	// nerdctl...), for the fixes errors suggest; "docker" when empty.
+	ProviderCommand       string
 	ImageDir              string
 	DryRun                bool
 	SkipPhases            []string
@@ -198,6 +201,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 			PollInterval:          opts.PollInterval,
 			Skip:                  skip,
 			ClusterName:           opts.ClusterName,
+			ProviderCommand:       opts.ProviderCommand,
 			Force:                 opts.Force,
 		},
 	}

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -127,7 +128,7 @@ func mutating(c fakenode.Call) bool {
 	case "cat", "uname", "test", "sha256sum", "df", "containerd", "stat":
 		return false
 	case "sh":
-		return !strings.Contains(argv, "config images list") && !strings.Contains(argv, "if [ -e") && !strings.Contains(argv, "flock -w")
+		return !strings.Contains(argv, "config images list") && !strings.Contains(argv, "if [ -e") && !strings.Contains(argv, "flock -") && !strings.Contains(argv, "df -Pk")
 	case "ctr":
 		return !strings.Contains(argv, "images ls")
 	case "kubectl":
@@ -414,6 +415,99 @@ func TestImageDirFilesAreLogged(t *testing.T) {
 	}
 }
 
+// TestWaitsForKubeadmLeftRunning: a kubeadm an interrupted run left going
+// on a node is waited for, with a message that says so, before anything
+// looks at the cluster.
+func TestWaitsForKubeadmLeftRunning(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	e.cluster.Nodes[1].Kubeadm = fakenode.KubeadmRunning
+	logger := &levelLogger{}
+	if _, err := e.run(func(o *upgrade.Options) { o.Logger = logger }); err != nil {
+		t.Fatalf("upgrade failed: %v", err)
+	}
+	assertUpgraded(t, e.cluster)
+	want := "V0 A kubeadm started by an earlier run still runs on node kind-worker: waiting up to 2s for it to finish"
+	if !slices.Contains(logger.lines, want) {
+		t.Errorf("logged:\n%s\nwant the line %q", strings.Join(logger.lines, "\n"), want)
+	}
+}
+
+// TestTransientAPIErrorsAreRetried: every kubectl request fails once the
+// way an API server behind a switching load balancer, or an etcd leader
+// election, fails one; the upgrade retries and finishes.
+func TestTransientAPIErrorsAreRetried(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 2, 1, fakenode.Flat)
+	e.cluster.FlakyAPI = true
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+}
+
+// TestAPIDownIsNotRetriedForever: an API server that stays away fails the
+// run after a bounded number of tries, saying what it tried.
+func TestAPIDownIsNotRetriedForever(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	e.cluster.APIServerUp = false
+	start := len(e.cluster.Calls)
+	_, err := e.run(nil)
+	if err == nil || !strings.Contains(err.Error(), "was refused") || !strings.Contains(err.Error(), "after 6 tries") {
+		t.Fatalf("error %v, want the refusal after 6 tries", err)
+	}
+	tries := 0
+	for _, c := range e.calls(start) {
+		if c.Argv[0] == "kubectl" {
+			tries++
+		}
+	}
+	if tries != 6 {
+		t.Errorf("%d kubectl requests, want 6", tries)
+	}
+}
+
+// TestKubeadmOutputLoggedOnFailure: -v 3 shows kubeadm's output when it
+// fails, as it does when it succeeds.
+func TestKubeadmOutputLoggedOnFailure(t *testing.T) {
+	t.Parallel()
+	clean := newEnv(t, 1, 0, fakenode.Flat)
+	mustUpgrade(t, clean)
+	var apply fakenode.Call
+	for _, c := range clean.cluster.Calls {
+		if slices.Contains(c.Argv, "apply") {
+			apply = c
+		}
+	}
+	e := newEnv(t, 1, 0, fakenode.Flat)
+	e.cluster.FailOn(apply, 1)
+	logger := &levelLogger{}
+	if _, err := e.run(func(o *upgrade.Options) { o.Logger = logger }); err == nil {
+		t.Fatal("the upgrade did not fail")
+	}
+	want := "V3 control-plane: kind-control-plane: kubeadm failed, its output:\ninjected failure"
+	if !slices.Contains(logger.lines, want) {
+		t.Errorf("logged:\n%s\nwant the line %q", strings.Join(logger.lines, "\n"), want)
+	}
+}
+
+// TestFixesNameTheProvidersCommand: a refusal's fix is the node
+// provider's own command.
+func TestFixesNameTheProvidersCommand(t *testing.T) {
+	t.Parallel()
+	for _, provider := range []string{"", "podman", "nerdctl"} {
+		e := newEnv(t, 1, 1, fakenode.Flat)
+		e.cluster.Nodes[1].Running = false
+		_, err := e.run(func(o *upgrade.Options) { o.ProviderCommand = provider })
+		want := provider
+		if want == "" {
+			want = "docker"
+		}
+		if err == nil || !strings.Contains(err.Error(), "`"+want+" start kind-worker`") {
+			t.Errorf("provider %q: error %v, want the fix `%s start kind-worker`", provider, err, want)
+		}
+	}
+}
+
 // snapshotUnchanged runs fn and checks that it changed nothing at all.
 func snapshotUnchanged(t *testing.T, e *env, fn func()) {
 	t.Helper()
@@ -441,6 +535,11 @@ func TestRefusalsChangeNothing(t *testing.T) {
 			name:   "node container not running",
 			setup:  func(t *testing.T, e *env) { e.cluster.Nodes[1].Running = false },
 			errHas: `node "kind-worker" does not answer: is its container running?`,
+		},
+		{
+			name:   "kubeadm left running on a worker",
+			setup:  func(t *testing.T, e *env) { e.cluster.Nodes[1].Kubeadm = fakenode.KubeadmStuck },
+			errHas: `a kubeadm started by an earlier run still runs on node "kind-worker" after --wait (2s): wait for it to finish, then run the same command again`,
 		},
 		{
 			name:   "node not Ready",
@@ -521,7 +620,7 @@ func TestRefusalsChangeNothing(t *testing.T) {
 		{
 			name:   "not enough disk",
 			setup:  func(t *testing.T, e *env) { e.cluster.Nodes[1].DiskFreeKB = 10 },
-			errHas: `node "kind-worker" has 0 MiB free`,
+			errHas: `node "kind-worker" has 0 MiB free in /kind/upgrade (file system /)`,
 		},
 		{
 			name:   "a cluster without nodes",
@@ -788,8 +887,10 @@ func significant(c fakenode.Call) bool {
 }
 
 // TestResumeAfterAFailureAnywhere injects a failure into every command of a
-// clean upgrade in turn; running the upgrade again must finish it, reach the
-// same state, and not repeat work that had finished.
+// clean upgrade in turn, once before the command takes effect and once
+// after (the connection to the node dropping as the command finishes);
+// running the upgrade again must finish it, reach the same state, and not
+// repeat work that had finished.
 func TestResumeAfterAFailureAnywhere(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -800,13 +901,25 @@ func TestResumeAfterAFailureAnywhere(t *testing.T) {
 	mustUpgrade(t, clean)
 	want := clean.cluster.Snapshot()
 	total := len(clean.cluster.Calls)
-	for i := 1; i <= total; i++ {
-		failed := clean.cluster.Calls[i-1]
-		occurrence := clean.cluster.Occurrence(i - 1)
-		t.Run(fmt.Sprintf("%03d %s #%d", i, failed, occurrence), func(t *testing.T) {
+	for i := 1; i <= 2*total; i++ {
+		afterEffect := i > total
+		failed := clean.cluster.Calls[(i-1)%total]
+		occurrence := clean.cluster.Occurrence((i - 1) % total)
+		if afterEffect && !mutating(failed) {
+			continue // a read that took effect changed nothing: as before
+		}
+		when := "before"
+		if afterEffect {
+			when = "after"
+		}
+		t.Run(fmt.Sprintf("%03d %s #%d fails %s taking effect", (i-1)%total+1, failed, occurrence, when), func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, 2, 1, fakenode.ReleaseTree)
-			e.cluster.FailOn(failed, occurrence)
+			if afterEffect {
+				e.cluster.FailAfterEffect(failed, occurrence)
+			} else {
+				e.cluster.FailOn(failed, occurrence)
+			}
 			rec1, err := e.run(nil)
 			n1 := len(e.cluster.Calls)
 			if err == nil {

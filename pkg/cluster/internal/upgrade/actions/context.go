@@ -59,6 +59,18 @@ type Options struct {
 	// Force lets drains delete pods that no controller recreates, as
 	// kubectl drain --force does.
 	Force bool
+	// ProviderCommand is the node provider's command, for the fixes
+	// errors suggest; see Provider.
+	ProviderCommand string
+}
+
+// Provider returns the node provider's command (docker, podman, nerdctl...)
+// for the commands a message tells the user to run.
+func (o Options) Provider() string {
+	if o.ProviderCommand == "" {
+		return "docker"
+	}
+	return o.ProviderCommand
 }
 
 // Context is what phases run with. It is also the context.Context the
@@ -134,9 +146,16 @@ func (s *State) Staged(binary string) string {
 	return path.Join(s.StagingDir(), binary)
 }
 
+// APIRetries is how many times a request the API server failed transiently
+// is tried again, after pauses of PollInterval, doubled each time: 31 s in
+// all at the default PollInterval of 1 s. That outlasts an API server's
+// restart behind kind's load balancer and an etcd leader election, and
+// still fails promptly when the API server is gone.
+const APIRetries = 5
+
 // Kube returns a kubectl client on the bootstrap control-plane node.
 func (c *Context) Kube() kube.Client {
-	return kube.Client{On: c.State.Bootstrap}
+	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.PollInterval, Logger: c.Logger}
 }
 
 // IsControlPlane reports whether n is a control-plane node.

@@ -56,6 +56,7 @@ func (c *Context) Kubeadm(phase string, n nodes.Node, args ...string) error {
 	argv := append([]string{KubeadmLock, c.State.Staged("kubeadm")}, args...)
 	out, err := nodeutils.CombinedOutput(n.CommandContext(c, "flock", argv...))
 	if err != nil {
+		c.Logger.V(3).Infof("%s: %s: kubeadm failed, its output:\n%s", phase, n, out)
 		return errors.Wrapf(err, "kubeadm failed on node %q", n)
 	}
 	c.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", phase, n, out)

@@ -67,7 +67,40 @@ type Node struct {
 	CgroupV1 bool
 	// Swap makes the node see an active swap area.
 	Swap bool
+	// Kubeadm is a kubeadm an earlier run left holding the node's kubeadm
+	// lock.
+	Kubeadm KubeadmLeft
+
+	// notReadyReads counts the node reads left that find it NotReady
+	// after its kubelet restarted; podsUnready the reads of its static
+	// pods left that find them not Ready after they were replaced.
+	notReadyReads, podsUnready int
 }
+
+// Delays are how long, in requests, a simulated change takes to settle the
+// way it does on real nodes.
+type Delays struct {
+	// APIRequests are refused after an API server's static pod is
+	// replaced or a control-plane node's kubelet restarts.
+	APIRequests int
+	// PodReads find a control-plane node's static pods not Ready after
+	// they are replaced or its kubelet restarts.
+	PodReads int
+	// NodeReads find a node NotReady after its kubelet restarts.
+	NodeReads int
+}
+
+// KubeadmLeft is what a kubeadm left running by an interrupted run does.
+type KubeadmLeft int
+
+const (
+	// KubeadmNone is no kubeadm holding the lock.
+	KubeadmNone KubeadmLeft = iota
+	// KubeadmRunning is a kubeadm that finishes while the next run waits for it.
+	KubeadmRunning
+	// KubeadmStuck is a kubeadm that outlasts any wait.
+	KubeadmStuck
+)
 
 // Call is one recorded command.
 type Call struct {
@@ -112,13 +145,30 @@ type Cluster struct {
 	// KubeletConfig is the kubelet key of the kubelet-config ConfigMap,
 	// which kubeadm upgrade writes to /var/lib/kubelet/config.yaml.
 	KubeletConfig string
+	// Delays are how long changes take to settle; NewCluster sets small
+	// ones, so that every test goes through them.
+	Delays Delays
+	// FlakyAPI makes the first try of every distinct kubectl request fail
+	// the way a load balancer switching API servers, or an etcd leader
+	// election, fails a request.
+	FlakyAPI bool
+	// PDBBlocked are pods, by node, whose PodDisruptionBudget allows no
+	// disruption: kubectl drain cordons the node and then fails to evict
+	// them until its --timeout.
+	PDBBlocked map[string][]string
 
 	Calls []Call
 	seq   int
-	// failKey fails the failOccurrence-th call with that Key.
-	failKey        string
-	failOccurrence int
-	keyCounts      map[string]int
+	// failKey fails the failOccurrence-th call with that Key, before it
+	// takes effect or, with failAfterEffect, after.
+	failKey         string
+	failOccurrence  int
+	failAfterEffect bool
+	keyCounts       map[string]int
+	// apiRefusals counts the requests left that the API server refuses.
+	apiRefusals int
+	// flaked are the kubectl requests FlakyAPI has failed once.
+	flaked map[string]bool
 }
 
 // NewCluster returns a healthy cluster at version with the given number of
@@ -129,6 +179,7 @@ func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
 		ImageRepository:   "registry.k8s.io",
 		APIServerUp:       true,
 		KubeletConfig:     KindKubeletConfig,
+		Delays:            Delays{APIRequests: 2, PodReads: 2, NodeReads: 2},
 		keyCounts:         map[string]int{},
 	}
 	images := KubeadmImages(version, "")
@@ -215,11 +266,20 @@ func (c *Cluster) Node(name string) *Node {
 }
 
 // FailOn makes the occurrence-th call (counting from 1) with the same Key as
-// call fail.
+// call fail before it takes effect.
 func (c *Cluster) FailOn(call Call, occurrence int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.failKey, c.failOccurrence = call.Key(), occurrence
+	c.failKey, c.failOccurrence, c.failAfterEffect = call.Key(), occurrence, false
+}
+
+// FailAfterEffect makes the occurrence-th call with the same Key as call
+// take effect and then report an error, as when the connection to a node
+// drops while the command finishes.
+func (c *Cluster) FailAfterEffect(call Call, occurrence int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failKey, c.failOccurrence, c.failAfterEffect = call.Key(), occurrence, true
 }
 
 // Occurrence returns how many calls up to and including Calls[i] have the
@@ -246,7 +306,7 @@ func (c *Cluster) Snapshot() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v kubelet-config=%q bare-pods=%v\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp, c.KubeletConfig, c.BarePods)
+	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v kubelet-config=%q bare-pods=%v pdb-blocked=%v\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp, c.KubeletConfig, c.BarePods, c.PDBBlocked)
 	for _, n := range c.Nodes {
 		fmt.Fprintf(&b, "node %s role=%s running=%v kubelet=%s ready=%v unschedulable=%v annotations=%v evicted=%d\n",
 			n.Name, n.NodeRole, n.Running, n.KubeletVersion, n.Ready, n.Unschedulable, n.Annotations, n.Evicted)

@@ -80,6 +80,9 @@ func (c *cmd) Run() error {
 	var out string
 	code := 0
 	switch {
+	case fail && cl.failAfterEffect:
+		_, _ = c.node.run(c.argv, input)
+		out, code = "injected failure after the command took effect", 1
 	case fail:
 		out, code = "injected failure", 125
 	case c.ctx.Err() != nil:
@@ -253,7 +256,14 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 		}
 		return b.String(), 0
 	case "df":
-		return fmt.Sprintf("Filesystem 1024-blocks Used Available Capacity Mounted on\noverlay 100000000 1000 %d 1%% /\n", n.DiskFreeKB), 0
+		// one file system for every path, as in a container without volumes
+		out := "Filesystem 1024-blocks Used Available Capacity Mounted on\n"
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				out += fmt.Sprintf("overlay 100000000 1000 %d 1%% /\n", n.DiskFreeKB)
+			}
+		}
+		return out, 0
 	case "containerd":
 		return "version = 2\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n    [plugins.\"io.containerd.grpc.v1.cri\".containerd]\n      snapshotter = \"overlayfs\"\n", 0
 	case "sh":
@@ -273,6 +283,12 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 // runShell supports the scripts the workflow runs: nodeutils.Exists,
 // preflight's wait for the kubeadm lock and its kubeadm probe.
 func (n *Node) runShell(args []string, stdin []byte) (string, int) {
+	if len(args) == 4 && args[0] == "-c" && strings.Contains(args[1], "flock -n") {
+		if n.Kubeadm != KubeadmNone {
+			return "busy\n", 0
+		}
+		return "", 0
+	}
 	if len(args) == 4 && args[0] == "-c" && strings.HasPrefix(args[1], `if [ -e "$1" ]`) {
 		if n.Files[args[3]] != nil {
 			return "yes\n", 0
@@ -280,7 +296,14 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 		return "no\n", 0
 	}
 	if len(args) == 5 && args[0] == "-c" && strings.Contains(args[1], "flock -w") {
-		return "", 0 // nothing holds the kubeadm lock in the fake
+		if n.Kubeadm == KubeadmStuck {
+			return "", 1 // flock -w timed out
+		}
+		n.Kubeadm = KubeadmNone // it finished while flock waited
+		return "", 0
+	}
+	if len(args) >= 3 && args[0] == "-c" && strings.Contains(args[1], "df -Pk") {
+		return n.run(append([]string{"df", "-Pk"}, args[3:]...), nil)
 	}
 	if len(args) < 2 || args[0] != "-c" || !strings.Contains(args[1], "config images list") {
 		return "fakenode: unsupported shell script", 127
@@ -352,6 +375,11 @@ func (n *Node) runSystemctl(args []string) (string, int) {
 		}
 		n.KubeletVersion = version
 		n.Ready = true
+		n.notReadyReads = n.cluster.Delays.NodeReads
+		if n.NodeRole == constants.ControlPlaneNodeRoleValue {
+			// the new kubelet restarts the static pods once more
+			n.restartStaticPods()
+		}
 		return "", 0
 	}
 	return "fakenode: unsupported systemctl command", 127
@@ -385,8 +413,10 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 		if !c.APIServerUp {
 			return "couldn't create a Kubernetes client: connection refused", 1
 		}
-		images := KubeadmImages(version, c.ImageRepository)
 		isCP := n.NodeRole == constants.ControlPlaneNodeRoleValue
+		// apply upgrades to its argument; node to the version of the
+		// cluster's configuration, which apply set
+		target := c.KubernetesVersion
 		switch args[1] {
 		case "apply":
 			if len(args) < 3 || args[2] != version {
@@ -398,24 +428,35 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 			if !isCP {
 				return "kubeadm upgrade apply must run on a control-plane node", 1
 			}
+			target = version
 		case "node":
+			if olderMinor(version, target) {
+				return "the kubeadm version " + version + " is older than the cluster's " + target, 1
+			}
 		default:
 			return "unknown command", 1
 		}
+		images := KubeadmImages(target, c.ImageRepository)
 		if isCP {
 			for _, image := range images {
-				if !n.Images[imageref.Normalize(image)] {
+				// present is enough: kubeadm pulls only what is missing
+				if _, ok := n.Images[imageref.Normalize(image)]; !ok {
 					return "[preflight] Some fatal errors occurred:\n\t[ERROR ImagePull]: failed to pull image " + image, 1
 				}
 			}
+			changed := false
 			for _, image := range images {
-				if component := imageref.Component(image); isStatic(component) {
+				if component := imageref.Component(image); isStatic(component) && n.manifestImage(component) != image {
 					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
+					changed = true
 				}
+			}
+			if changed {
+				n.restartStaticPods()
 			}
 		}
 		if args[1] == "apply" {
-			c.KubernetesVersion = version
+			c.KubernetesVersion = target
 			c.KubeProxy = images[3]
 			c.CoreDNS = images[4]
 		}
@@ -443,6 +484,21 @@ func (n *Node) refusesHost(version string) bool {
 	return n.CgroupV1 && err == nil && v >= 35 && (cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1)
 }
 
+// restartStaticPods simulates the kubelet replacing n's static pods: they
+// are not Ready for a while, and the API server is away while its own
+// restarts.
+func (n *Node) restartStaticPods() {
+	n.podsUnready = n.cluster.Delays.PodReads
+	n.cluster.apiRefusals = n.cluster.Delays.APIRequests
+}
+
+// olderMinor reports whether a's minor version is older than b's.
+func olderMinor(a, b string) bool {
+	x, err1 := strconv.Atoi(strings.SplitN(minor(a), ".", 2)[1])
+	y, err2 := strconv.Atoi(strings.SplitN(minor(b), ".", 2)[1])
+	return err1 == nil && err2 == nil && x < y
+}
+
 func nextMinor(from, to string) bool {
 	f, err1 := strconv.Atoi(strings.SplitN(minor(from), ".", 2)[1])
 	t, err2 := strconv.Atoi(strings.SplitN(minor(to), ".", 2)[1])
@@ -456,9 +512,23 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		return "error: stat /etc/kubernetes/admin.conf: no such file or directory", 1
 	}
 	if !c.APIServerUp {
-		return "The connection to the server was refused", 1
+		return apiRefused, 1
+	}
+	if c.apiRefusals > 0 {
+		c.apiRefusals--
+		return apiRefused, 1
 	}
 	joined := strings.Join(args, " ")
+	if c.FlakyAPI && !c.flaked[joined] {
+		if c.flaked == nil {
+			c.flaked = map[string]bool{}
+		}
+		c.flaked[joined] = true
+		if len(c.flaked)%2 == 0 {
+			return "Error from server: etcdserver: leader changed", 1
+		}
+		return "Unable to connect to the server: EOF", 1
+	}
 	switch {
 	case joined == "get nodes -o json":
 		return toJSON(map[string]interface{}{"items": c.nodeObjects()}), 0
@@ -482,6 +552,17 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		target := c.Node(args[1])
 		if target == nil {
 			return "Error from server (NotFound): nodes \"" + args[1] + "\" not found", 1
+		}
+		if blocked := c.PDBBlocked[target.Name]; len(blocked) > 0 {
+			target.Unschedulable = true
+			var b strings.Builder
+			fmt.Fprintf(&b, "node/%s cordoned\n", target.Name)
+			for _, pod := range blocked {
+				namespace, name, _ := strings.Cut(pod, "/")
+				fmt.Fprintf(&b, "error when evicting pods/%q -n %q (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.\n", name, namespace)
+			}
+			fmt.Fprintf(&b, "error: unable to drain node %q due to error: global timeout reached: %s, continuing command...\n", target.Name, flagValue(args, "--timeout="))
+			return b.String(), 1
 		}
 		if bare := c.BarePods[target.Name]; len(bare) > 0 {
 			if !slices.Contains(args, "--force") {
@@ -524,6 +605,19 @@ func (n *Node) runKubectl(args []string) (string, int) {
 	return "fakenode: unsupported kubectl command: " + joined, 127
 }
 
+// apiRefused is what kubectl prints when no API server answers.
+const apiRefused = "The connection to the server kind-control-plane:6443 was refused - did you specify the right host or port?"
+
+// flagValue returns the value of the first argument with prefix, "" if none.
+func flagValue(args []string, prefix string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, prefix) {
+			return strings.TrimPrefix(a, prefix)
+		}
+	}
+	return ""
+}
+
 func toJSON(v interface{}) string {
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -545,11 +639,16 @@ func (c *Cluster) nodeObjects() []interface{} {
 			taints = append(taints, map[string]string{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"})
 		}
 		version := n.KubeletVersion
+		ready := n.Ready && n.KubeletVersion != ""
+		if n.notReadyReads > 0 {
+			n.notReadyReads--
+			ready = false
+		}
 		items = append(items, map[string]interface{}{
 			"metadata": map[string]interface{}{"name": n.Name, "annotations": n.Annotations},
 			"spec":     map[string]interface{}{"unschedulable": n.Unschedulable, "taints": taints},
 			"status": map[string]interface{}{
-				"conditions": []interface{}{condition("Ready", n.Ready && n.KubeletVersion != "")},
+				"conditions": []interface{}{condition("Ready", ready)},
 				"nodeInfo":   map[string]string{"kubeletVersion": version},
 			},
 		})
@@ -560,6 +659,11 @@ func (c *Cluster) nodeObjects() []interface{} {
 func (c *Cluster) staticPods() []interface{} {
 	var items []interface{}
 	for _, n := range c.Nodes {
+		ready := n.KubeletVersion != ""
+		if n.podsUnready > 0 {
+			n.podsUnready--
+			ready = false
+		}
 		for _, component := range staticPods {
 			image := n.manifestImage(component)
 			if image == "" {
@@ -568,7 +672,7 @@ func (c *Cluster) staticPods() []interface{} {
 			items = append(items, map[string]interface{}{
 				"metadata": map[string]interface{}{"name": component + "-" + n.Name, "labels": map[string]string{"component": component, "tier": "control-plane"}},
 				"spec":     map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]string{"name": component, "image": image}}},
-				"status":   map[string]interface{}{"conditions": []interface{}{condition("Ready", n.KubeletVersion != "")}},
+				"status":   map[string]interface{}{"conditions": []interface{}{condition("Ready", ready)}},
 			})
 		}
 	}

@@ -20,10 +20,12 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/exec"
+	"sigs.k8s.io/kind/pkg/log"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
@@ -31,16 +33,46 @@ import (
 // Client runs kubectl on a control-plane node (On) with the admin kubeconfig.
 type Client struct {
 	On nodes.Node
+	// Retries is how many times a request that failed transiently (see
+	// Transient) is tried again; Backoff is the first pause before that,
+	// doubled after each try. The zero Client does not retry.
+	Retries int
+	Backoff time.Duration
+	// Logger, when set, says at V(1) when a request is tried again.
+	Logger log.Logger
 }
 
-// output runs kubectl with args and returns its stdout.
+// output runs kubectl with args and returns its stdout. An error quotes
+// kubectl's output.
 func (c Client) output(ctx context.Context, args ...string) ([]byte, error) {
-	// a request that hangs while an API server restarts must not stall a wait
-	out, err := exec.Output(nodeutils.Kubectl(ctx, c.On, append([]string{"--request-timeout=30s"}, args...)...))
-	if err != nil {
-		return nil, errors.Wrapf(err, "failed to run kubectl %s", strings.Join(args, " "))
+	backoff := c.Backoff
+	for try := 1; ; try++ {
+		// a request that hangs while an API server restarts must not stall a wait
+		out, err := exec.Output(nodeutils.Kubectl(ctx, c.On, append([]string{"--request-timeout=30s"}, args...)...))
+		if err == nil {
+			return out, nil
+		}
+		msg := err.Error()
+		if runErr := exec.RunErrorForError(err); runErr != nil {
+			msg = message(runErr.Output)
+		}
+		what := "kubectl " + strings.Join(args, " ")
+		if !Transient(msg) || try > c.Retries || ctx.Err() != nil {
+			if try > 1 {
+				return nil, errors.Wrapf(err, "failed to run %s after %d tries: %s", what, try, msg)
+			}
+			return nil, errors.Wrapf(err, "failed to run %s: %s", what, msg)
+		}
+		if c.Logger != nil {
+			c.Logger.V(1).Infof("%s: %s; trying again in %s", what, msg, backoff)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errors.Wrapf(ctx.Err(), "cancelled while retrying %s after: %s", what, msg)
+		case <-time.After(backoff):
+		}
+		backoff *= 2
 	}
-	return out, nil
 }
 
 // Run runs kubectl with args, discarding its output unless it fails.

@@ -228,15 +228,24 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 	_, ours := kn.Annotations[DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
-		return client.Run(ctx, drainArgs(ctx, n)...)
+		return drainBlocked(n, client.Run(ctx, drainArgs(ctx, n)...))
 	}
 	if err := client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+cordoned); err != nil {
 		return err
 	}
 	if err := client.Run(ctx, drainArgs(ctx, n)...); err != nil {
-		return err
+		return drainBlocked(n, err)
 	}
 	return client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+Drained)
+}
+
+// drainBlocked says what to do when a PodDisruptionBudget kept a drain
+// from evicting a pod until its --timeout; other errors pass unchanged.
+func drainBlocked(n nodes.Node, err error) error {
+	if err == nil || !strings.Contains(err.Error(), "disruption budget") {
+		return err
+	}
+	return errors.Wrapf(err, "a PodDisruptionBudget keeps node %q from being drained (kubectl get poddisruptionbudgets --all-namespaces shows which): let it allow a disruption, with more replicas or a lower minAvailable, then run the same command again; the node stays cordoned until then", n)
 }
 
 // staleBinaries lists the binaries in BinDir that differ from the staged

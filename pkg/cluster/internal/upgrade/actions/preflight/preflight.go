@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/kind/pkg/cluster/constants"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
@@ -109,7 +110,7 @@ func checkNodes(ctx *actions.Context) error {
 		fns = append(fns, func() error {
 			installed, err := exec.Output(n.CommandContext(ctx, "cat", "/kind/version"))
 			if err != nil {
-				return errors.Wrapf(err, "node %q does not answer: is its container running? (start it with `docker start %s`, then run this command again)", n, n)
+				return errors.Wrapf(err, "node %q does not answer: is its container running? (start it with `%s start %s`, then run this command again)", n, ctx.Options.Provider(), n)
 			}
 			if info.Installed, err = plan.ParseVersion(string(installed)); err != nil {
 				return errors.Wrapf(err, "failed to read /kind/version on node %q", n)
@@ -141,17 +142,36 @@ func GoArch(machine string) string {
 	return machine
 }
 
-// waitScript waits up to $2 seconds for the kubeadm lock $1, if it exists.
-const waitScript = `[ ! -e "$1" ] || flock -w "$2" "$1" true`
+// busyScript prints "busy" when a process holds the kubeadm lock $1.
+const busyScript = `if [ -e "$1" ] && ! flock -n "$1" true; then echo busy; fi`
+
+// waitScript waits up to $2 seconds for the kubeadm lock $1.
+const waitScript = `flock -w "$2" "$1" true`
 
 // waitForKubeadm waits until no kubeadm started by an earlier, interrupted
-// run still runs on a control-plane node: the API server may be restarting
-// under it.
+// run still runs on any node: the API server may be restarting under it,
+// or a worker's kubelet configuration being rewritten. The whole wait is
+// bounded by --wait, whatever the number of nodes.
 func waitForKubeadm(ctx *actions.Context) error {
-	seconds := fmt.Sprint(int(ctx.Options.Wait.Seconds()))
-	for _, n := range ctx.State.ControlPlanes {
-		if err := n.CommandContext(ctx, "sh", "-c", waitScript, "sh", actions.KubeadmLock, seconds).Run(); err != nil {
-			return errors.Wrapf(err, "a kubeadm started earlier still runs on node %q after %s", n, ctx.Options.Wait)
+	deadline := time.Now().Add(ctx.Options.Wait)
+	for _, n := range ctx.Nodes {
+		out, err := exec.Output(n.CommandContext(ctx, "sh", "-c", busyScript, "sh", actions.KubeadmLock))
+		if err != nil {
+			return errors.Wrapf(err, "failed to look for a running kubeadm on node %q", n)
+		}
+		if strings.TrimSpace(string(out)) != "busy" {
+			continue
+		}
+		left := time.Until(deadline).Round(time.Second)
+		if left < time.Second {
+			left = time.Second
+		}
+		ctx.Logger.V(0).Infof("A kubeadm started by an earlier run still runs on node %s: waiting up to %s for it to finish", n, left)
+		if err := n.CommandContext(ctx, "sh", "-c", waitScript, "sh", actions.KubeadmLock, fmt.Sprint(int(left.Seconds()))).Run(); err != nil {
+			if ctx.Err() != nil {
+				return errors.Wrapf(ctx.Err(), "cancelled while waiting for the kubeadm an earlier run started on node %q", n)
+			}
+			return errors.Wrapf(err, "a kubeadm started by an earlier run still runs on node %q after --wait (%s): wait for it to finish, then run the same command again", n, ctx.Options.Wait)
 		}
 	}
 	return nil
@@ -188,9 +208,9 @@ func checkCluster(ctx *actions.Context) error {
 		return err
 	}
 	st.From = "v" + from.String()
-	registered, err := client.Nodes(ctx)
+	registered, err := readyNodes(ctx)
 	if err != nil {
-		return errors.Wrap(err, "failed to list the cluster's nodes")
+		return err
 	}
 	byName := map[string]kube.Node{}
 	for _, n := range registered {
@@ -211,6 +231,50 @@ func checkCluster(ctx *actions.Context) error {
 		st.Info[n.String()].Kubelet = kv
 	}
 	return nil
+}
+
+// notReadyGrace is how long preflight gives a NotReady node to become
+// Ready before it refuses: a kubelet that just restarted (one an
+// interrupted run restarted, say) reports NotReady for a few seconds, and
+// the node controller marks a silent kubelet NotReady only after 40 s.
+const notReadyGrace = 40 * time.Second
+
+// readyNodes lists the cluster's nodes, waiting up to notReadyGrace (at
+// most --wait) while one of kind's nodes is NotReady.
+func readyNodes(ctx *actions.Context) ([]kube.Node, error) {
+	registered, err := ctx.Kube().Nodes(ctx)
+	if err != nil {
+		return nil, errors.Wrap(err, "failed to list the cluster's nodes")
+	}
+	notReady := func(list []kube.Node) []string {
+		var names []string
+		for _, kn := range list {
+			for _, n := range ctx.Nodes {
+				if kn.Name == n.String() && !kn.Ready {
+					names = append(names, kn.Name)
+				}
+			}
+		}
+		return names
+	}
+	waiting := notReady(registered)
+	if len(waiting) == 0 {
+		return registered, nil
+	}
+	grace := min(notReadyGrace, ctx.Options.Wait)
+	ctx.Logger.V(0).Infof("Node(s) %s not Ready: waiting up to %s for them", strings.Join(waiting, ", "), grace)
+	_ = nodeutils.WaitFor(ctx, ctx.Options.PollInterval, grace, "the nodes to be Ready", func() (bool, error) {
+		list, err := ctx.Kube().Nodes(ctx)
+		if err != nil {
+			return false, err
+		}
+		registered = list
+		return len(notReady(list)) == 0, nil
+	})
+	if ctx.Err() != nil {
+		return nil, errors.Wrap(ctx.Err(), "cancelled while waiting for the nodes to be Ready")
+	}
+	return registered, nil
 }
 
 // probeScript stages kubeadm (stdin) in a temporary folder, prints its
@@ -354,36 +418,54 @@ func checkImages(ctx *actions.Context) error {
 		}
 	}
 	if len(problems) > 0 {
-		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s for the nodes' architecture:\n  %s\nadd an archive of each to --image-dir (e.g. `docker save -o <dir>/<name>.tar <image>`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "))
+		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s for the nodes' architecture:\n  %s\nadd an archive of each to --image-dir (e.g. `%s save -o <dir>/<name>.tar <image>`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "), ctx.Options.Provider())
 	}
 	return nil
 }
 
-// checkDisk checks that each node has room for what it will receive.
+// checkDisk checks that each node has room for what it will receive, on
+// the file systems it goes to: the binaries to actions.StagingRoot (and
+// /usr/bin, with the replaced ones kept), the images to containerd's
+// /var/lib/containerd (a volume of its own on kind's nodes). A path that
+// does not exist yet is on its nearest existing ancestor's file system.
 func checkDisk(ctx *actions.Context) error {
 	st := ctx.State
 	var binaries int64
 	for _, name := range artifacts.Binaries {
 		binaries += ctx.Source.Binaries[name].Size
 	}
+	paths := []string{actions.StagingRoot, "/var/lib/containerd"}
 	var fns []func() error
 	for _, n := range ctx.Nodes {
 		info := st.Info[n.String()]
-		need := 2 * binaries
+		var archives int64
 		for _, a := range info.Load {
-			need += 2 * a.Size
+			archives += a.Size
 		}
+		// staged, installed and the replaced ones kept; archives are
+		// streamed in and unpacked, twice their size at most
+		need := []int64{3 * binaries, 2 * archives}
 		fns = append(fns, func() error {
-			out, err := exec.Output(n.CommandContext(ctx, "df", "-Pk", "/var/lib/containerd"))
+			out, err := exec.Output(n.CommandContext(ctx, "sh", append([]string{"-c", dfScript, "sh"}, paths...)...))
 			if err != nil {
 				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
 			}
-			free, err := ParseDFAvailable(string(out))
+			fss, err := ParseDF(string(out))
+			if err == nil && len(fss) != len(paths) {
+				err = errors.Errorf("df listed %d file systems for %d paths", len(fss), len(paths))
+			}
 			if err != nil {
 				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
 			}
-			if free < need {
-				return errors.Errorf("node %q has %d MiB free in /var/lib/containerd but the upgrade needs about %d MiB: free disk space (e.g. `docker system prune`) and run again", n, free>>20, need>>20)
+			// paths on the same file system add up
+			byMount := map[string]int64{}
+			for i, fs := range fss {
+				byMount[fs.Mount] += need[i]
+			}
+			for i, fs := range fss {
+				if fs.Available < byMount[fs.Mount] {
+					return errors.Errorf("node %q has %d MiB free in %s (file system %s) but the upgrade needs about %d MiB there: free disk space (e.g. `%s system prune`) and run again", n, fs.Available>>20, paths[i], fs.Mount, byMount[fs.Mount]>>20, ctx.Options.Provider())
+				}
 			}
 			return nil
 		})
@@ -391,21 +473,38 @@ func checkDisk(ctx *actions.Context) error {
 	return errors.AggregateConcurrent(fns)
 }
 
-// ParseDFAvailable returns the available bytes from `df -Pk` output.
-func ParseDFAvailable(out string) (int64, error) {
+// dfScript runs `df -Pk` for its arguments, each replaced by its nearest
+// existing ancestor: the file system a path not made yet will be on.
+const dfScript = `for p; do while [ ! -e "$p" ]; do p=$(dirname "$p"); done; set -- "$@" "$p"; shift; done; df -Pk "$@"`
+
+// FileSystem is one line of `df -Pk`.
+type FileSystem struct {
+	// Available is in bytes.
+	Available int64
+	Mount     string
+}
+
+// ParseDF parses `df -Pk` output: one file system per path asked, in order.
+func ParseDF(out string) ([]FileSystem, error) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) < 2 {
-		return 0, errors.Errorf("unexpected df output %q", out)
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "Filesystem") {
+		return nil, errors.Errorf("unexpected df output %q", out)
 	}
-	fields := strings.Fields(lines[len(lines)-1])
-	if len(fields) < 4 {
-		return 0, errors.Errorf("unexpected df output %q", out)
+	var fss []FileSystem
+	for _, line := range lines[1:] {
+		fields := strings.Fields(line)
+		if len(fields) < 6 {
+			return nil, errors.Errorf("unexpected df output %q", out)
+		}
+		kb, err := strconv.ParseInt(fields[3], 10, 64)
+		if err != nil {
+			return nil, errors.Wrapf(err, "unexpected df output %q", out)
+		}
+		// the mount point is the rest of the line: it may hold spaces
+		mount := strings.Join(fields[5:], " ")
+		fss = append(fss, FileSystem{Available: kb << 10, Mount: mount})
 	}
-	kb, err := strconv.ParseInt(fields[3], 10, 64)
-	if err != nil {
-		return 0, errors.Wrapf(err, "unexpected df output %q", out)
-	}
-	return kb << 10, nil
+	return fss, nil
 }
 
 // checkSkips refuses --skip-phases that would break the version-skew policy

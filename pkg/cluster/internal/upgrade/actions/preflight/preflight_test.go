@@ -41,13 +41,13 @@ func TestParseProbe(t *testing.T) {
 	}
 }
 
-func TestParseDFAvailable(t *testing.T) {
+func TestParseDF(t *testing.T) {
 	t.Parallel()
-	got, err := ParseDFAvailable("Filesystem     1024-blocks     Used Available Capacity Mounted on\noverlay          263174212 12345678 250000000       5% /\n")
-	if err != nil || got != 250000000*1024 {
-		t.Errorf("got %d, %v", got, err)
+	got, err := ParseDF("Filesystem     1024-blocks     Used Available Capacity Mounted on\noverlay          263174212 12345678 250000000       5% /\n/dev/vda 263174212 12345678 1000 5% /var/lib/a b\n")
+	if err != nil || len(got) != 2 || got[0] != (FileSystem{Available: 250000000 * 1024, Mount: "/"}) || got[1] != (FileSystem{Available: 1000 * 1024, Mount: "/var/lib/a b"}) {
+		t.Errorf("got %+v, %v", got, err)
 	}
-	if _, err := ParseDFAvailable("df: /var/lib/containerd: No such file or directory"); err == nil {
+	if _, err := ParseDF("df: /var/lib/containerd: No such file or directory"); err == nil {
 		t.Error("garbage parsed")
 	}
 }

@@ -34,9 +34,9 @@ func TestParsersOnRealNodes(t *testing.T) {
 		if "v"+target.String() != version || len(images) != 7 {
 			t.Errorf("%s: ParseProbe = %s, %v; want %s and kubeadm's 7 images", version, target, images, version)
 		}
-		free, err := ParseDFAvailable(string(nodecapture.Read(t, version, "df-var-lib-containerd.txt")))
-		if err != nil || free <= 0 || free%1024 != 0 {
-			t.Errorf("%s: ParseDFAvailable = %d, %v; want a positive number of KiB in bytes", version, free, err)
+		fss, err := ParseDF(string(nodecapture.Read(t, version, "df-var-lib-containerd.txt")))
+		if err != nil || len(fss) != 1 || fss[0].Available <= 0 || fss[0].Available%1024 != 0 || fss[0].Mount == "" {
+			t.Errorf("%s: ParseDF = %+v, %v; want one file system with a positive number of KiB in bytes", version, fss, err)
 		}
 	}
 }

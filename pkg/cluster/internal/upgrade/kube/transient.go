@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kube
+
+import (
+	"strings"
+)
+
+// transientSigns are what kubectl prints when a request failed because an
+// API server restarts, a load balancer switches API servers, or etcd elects
+// a leader: the same request a moment later can succeed.
+var transientSigns = []string{
+	"connection refused",
+	"was refused - did you specify the right host or port",
+	"Unable to connect to the server",
+	"connection reset by peer",
+	"broken pipe",
+	"TLS handshake timeout",
+	"i/o timeout",
+	"http2: server sent GOAWAY",
+	"http2: client connection lost",
+	"unexpected EOF",
+	"etcdserver: leader changed",
+	"etcdserver: request timed out",
+	"etcdserver: no leader",
+	"etcdserver: too many requests",
+	"the server is currently unable to handle the request",
+	"the server was unable to return a response in the time allotted",
+	"the server has received too many requests",
+	"Client.Timeout exceeded while awaiting headers",
+}
+
+// Transient reports whether kubectl's output says the request failed the
+// way a restarting or switching API server fails one, so that trying it
+// again is right.
+func Transient(output string) bool {
+	for _, sign := range transientSigns {
+		if strings.Contains(output, sign) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxMessage bounds how much of kubectl's output an error quotes.
+const maxMessage = 600
+
+// message returns the end of kubectl's output, on one line, bounded.
+func message(output []byte) string {
+	msg := strings.Join(strings.Fields(string(output)), " ")
+	if len(msg) > maxMessage {
+		msg = "..." + msg[len(msg)-maxMessage:]
+	}
+	return msg
+}

@@ -1,0 +1,53 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kube
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTransient(t *testing.T) {
+	t.Parallel()
+	for msg, want := range map[string]bool{
+		"The connection to the server kind-control-plane:6443 was refused - did you specify the right host or port?": true,
+		"Unable to connect to the server: EOF":                                                                                              true,
+		"Unable to connect to the server: net/http: TLS handshake timeout":                                                                  true,
+		"Error from server: etcdserver: leader changed":                                                                                     true,
+		"Error from server (ServiceUnavailable): the server is currently unable to handle the request (get nodes)":                          true,
+		"error: the server doesn't have a resource type \"nodez\"":                                                                          false,
+		"Error from server (NotFound): nodes \"kind-worker\" not found":                                                                     false,
+		"error: You must be logged in to the server (Unauthorized)":                                                                         false,
+		"error: unable to drain node \"kind-worker\" due to error: cannot delete Pods that declare no controller (use --force to override)": false,
+	} {
+		if got := Transient(msg); got != want {
+			t.Errorf("Transient(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}
+
+func TestMessageIsBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x ", 1000) + "the end"
+	got := message([]byte(long))
+	if len(got) != maxMessage+3 || !strings.HasPrefix(got, "...") || !strings.HasSuffix(got, "the end") {
+		t.Errorf("message(%d bytes) = %d bytes %q...", len(long), len(got), got[:20])
+	}
+	if got := message([]byte("a\n  b\n")); got != "a b" {
+		t.Errorf("message = %q, want one line", got)
+	}
+}
