@@ -21,7 +21,10 @@
 #                  and 1 worker (needs root)
 #   make e2e-ha    the end-to-end test on 3 control planes behind kind's load
 #                  balancer and 2 workers, with availability probes (needs root)
-#   make test      unit, then e2e, then e2e-ha
+#   make e2e-faults  the end-to-end test that stops the upgrade at every point
+#                  of a chain (signals, killed docker exec, restarted node)
+#                  and resumes it (needs root)
+#   make test      unit, then e2e, e2e-ha and the short fault chain
 #   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
 #   make lint      golangci-lint only
 #   make e2e-matrix  the e2e for every version pair of the matrix (needs root)
@@ -77,11 +80,18 @@ e2e-matrix: build
 e2e-ha: build
 	hack/make-rules/e2e.sh ha
 
-# unit, then e2e, then e2e-ha (not in parallel, even under make -j)
+e2e-faults: build
+	hack/make-rules/e2e.sh faults
+
+e2e-faults-short: build
+	hack/make-rules/e2e.sh faults-short
+
+# unit, then the end-to-end tests (not in parallel, even under make -j)
 test:
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
 	@$(MAKE) --no-print-directory e2e-ha
+	@$(MAKE) --no-print-directory e2e-faults-short
 
 demo: build
 	hack/make-rules/demo.sh
@@ -100,4 +110,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit e2e e2e-matrix e2e-ha test demo verify lint shellcheck clean
+.PHONY: all build install unit e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short test demo verify lint shellcheck clean

@@ -17,7 +17,7 @@
 # upgrades between (E2E_FROM, E2E_TO; default kind's current line, the
 # pair CI runs), and load_artifacts_env, which builds (or reuses) the
 # offline artifacts for them and sets NODE_IMAGE, IMAGE_DIR, BUILD_TREE,
-# DOWNGRADE_IMAGE_DIR, CANARY_IMAGE, CANARY_TAR and the etcd, CoreDNS and
+# DOWNGRADE_IMAGE_DIR, SOURCE_RELEASE, CANARY_IMAGE, CANARY_TAR and the etcd, CoreDNS and
 # pause images each version's kubeadm lists (FROM_ETCD_IMAGE, TO_ETCD_IMAGE,
 # ...) from hack/e2e/build-artifacts.sh's output.
 
@@ -25,7 +25,7 @@ E2E_FROM_VERSION="${E2E_FROM:-v1.36.3}"
 E2E_TO_VERSION="${E2E_TO:-v1.37.2}"
 
 # the keys build-artifacts.sh reports
-E2E_ARTIFACT_KEYS=(NODE_IMAGE IMAGE_DIR BUILD_TREE DOWNGRADE_IMAGE_DIR CANARY_IMAGE CANARY_TAR
+E2E_ARTIFACT_KEYS=(NODE_IMAGE IMAGE_DIR BUILD_TREE DOWNGRADE_IMAGE_DIR SOURCE_RELEASE CANARY_IMAGE CANARY_TAR
   FROM_ETCD_IMAGE FROM_COREDNS_IMAGE FROM_PAUSE_IMAGE TO_ETCD_IMAGE TO_COREDNS_IMAGE TO_PAUSE_IMAGE)
 
 load_artifacts_env() {

@@ -29,6 +29,8 @@
 #                   _output/release-images/amd64/
 #   DOWNGRADE_IMAGE_DIR  kubeadm, kubelet and kubectl at E2E_NODE_VERSION
 #                   (a flat folder: what an accidental downgrade brings)
+#   SOURCE_RELEASE  the kubernetes-server-linux-amd64.tar.gz of
+#                   E2E_NODE_VERSION (the node image is built from it)
 #   TO_ETCD_IMAGE, TO_COREDNS_IMAGE, TO_PAUSE_IMAGE, FROM_ETCD_IMAGE, ...
 #                   the images kubeadm lists for each version
 #   CANARY_IMAGE    the test workload image (also loaded in Docker)
@@ -752,6 +754,7 @@ main() {
   printf 'IMAGE_DIR=%s\n' "${image_dir}"
   printf 'BUILD_TREE=%s\n' "${build_tree}"
   printf 'DOWNGRADE_IMAGE_DIR=%s\n' "${downgrade_dir}"
+  printf 'SOURCE_RELEASE=%s\n' "${release}/kubernetes-server-linux-amd64.tar.gz"
   printf 'FROM_ETCD_IMAGE=%s\nFROM_COREDNS_IMAGE=%s\nFROM_PAUSE_IMAGE=%s\n' \
     "$(head -n1 "${from_etcd}/image-names")" "$(head -n1 "${from_coredns}/image-names")" "$(head -n1 "${from_pause}/image-names")"
   printf 'TO_ETCD_IMAGE=%s\nTO_COREDNS_IMAGE=%s\nTO_PAUSE_IMAGE=%s\n' \

@@ -13,7 +13,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# run.sh [upgrade|ha]: runs one offline end-to-end test. Both build (or
+# run.sh [upgrade|ha|faults|faults-short]: runs one offline end-to-end test. Both build (or
 # reuse) the same offline artifacts and create their cluster at E2E_FROM
 # (default v1.36.3) with bin/kind.
 #
@@ -38,6 +38,16 @@
 #     Writes the same files, with ha-report.txt (create time, availability)
 #     and both probes' logs (api-probe.log, canary-probe.log), to
 #     ${ARTIFACTS}/ha.
+#   faults (make e2e-faults), faults-short (part of make test):
+#     TestIntegrationUpgradeFaults creates 1 control-plane node and 2
+#     workers, deploys canaries and writes 20 ConfigMaps, then runs
+#     `kind alpha upgrade` again and again, each run stopped at the next
+#     point of a chain (SIGINT, SIGKILL, a killed docker exec, a restarted
+#     node container; the short chain: inside an image import, kubeadm
+#     upgrade node and a drain) until a last run finishes; checks that
+#     every point was reached, that no finished work ran twice, and the
+#     end state. Writes faults-report.txt and each run's events to
+#     ${ARTIFACTS}/faults or ${ARTIFACTS}/faults-short.
 #
 # Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind
 # (make build).
@@ -58,8 +68,14 @@ case "${SUITE}" in
     ARTIFACTS="${ARTIFACTS}/ha"
     export E2E_HA=1
     ;;
+  faults | faults-short)
+    TEST=TestIntegrationUpgradeFaults REPORT=faults-report.txt
+    ARTIFACTS="${ARTIFACTS}/${SUITE}"
+    export E2E_FAULTS=full
+    [[ "${SUITE}" == faults ]] || E2E_FAULTS=short
+    ;;
   *)
-    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade or ha" >&2
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, faults or faults-short" >&2
     exit 1
     ;;
 esac
@@ -78,6 +94,7 @@ case "${E2E_IMAGE_DIR_LAYOUT:-release}" in
     ;;
 esac
 export E2E_DOWNGRADE_IMAGE_DIR="${DOWNGRADE_IMAGE_DIR}"
+export E2E_SOURCE_RELEASE="${SOURCE_RELEASE}"
 export E2E_CANARY_TAR="${CANARY_TAR}"
 export E2E_CANARY_IMAGE="${CANARY_IMAGE}"
 export E2E_ARTIFACTS="${ARTIFACTS}"

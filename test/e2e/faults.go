@@ -1,0 +1,285 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// faultAction is what a fault point does to a run of `kind alpha upgrade`.
+type faultAction string
+
+const (
+	// faultSIGINT is Ctrl-C.
+	faultSIGINT faultAction = "SIGINT"
+	// faultSIGKILL kills the command: no cleanup, no last event.
+	faultSIGKILL faultAction = "SIGKILL"
+	// faultKillExec kills only the `docker exec` the command started for
+	// the step: the command inside the node goes on and finishes, the
+	// upgrade sees an error.
+	faultKillExec faultAction = "kill docker exec"
+	// faultRestartNode restarts the step's node container (docker restart).
+	faultRestartNode faultAction = "docker restart"
+)
+
+// faultPoint is where one run of the chain is stopped, and how.
+type faultPoint struct {
+	Phase string
+	// Node is the suffix of the node's name after "<cluster>-"
+	// ("control-plane", "worker", "worker2"), "" for a step of the whole
+	// cluster.
+	Node string
+	// Step is a prefix of the step's name.
+	Step string
+	// AtBoundary fires when the step finished having done its work: the
+	// fault lands between it and the next step. Otherwise the fault fires
+	// Delay after the step started, inside it.
+	AtBoundary bool
+	Delay      time.Duration
+	Action     faultAction
+	// Exec is, for faultKillExec, a substring of the `docker exec` command
+	// line to kill.
+	Exec string
+}
+
+func (p faultPoint) String() string {
+	where := p.Phase
+	if p.Node != "" {
+		where += " " + p.Node
+	}
+	where += ` "` + p.Step + `"`
+	switch {
+	case p.AtBoundary:
+		where = "after " + where
+	case p.Delay > 0:
+		where = fmt.Sprintf("%s into %s", p.Delay, where)
+	default:
+		where = "at the start of " + where
+	}
+	return string(p.Action) + " " + where
+}
+
+// matches reports whether ev, an event of cluster's upgrade, is p's
+// trigger: the step's successful finish for a boundary, else its start.
+func (p faultPoint) matches(ev event, cluster string) bool {
+	if ev.Kind != "step" || ev.Phase != p.Phase || !strings.HasPrefix(ev.Step, p.Step) {
+		return false
+	}
+	node := ""
+	if p.Node != "" {
+		node = cluster + "-" + p.Node
+	}
+	if ev.Node != node {
+		return false
+	}
+	if p.AtBoundary {
+		return ev.Event == "finished" && ev.Outcome == "success"
+	}
+	return ev.Event == "started"
+}
+
+// landedInside checks that a fault fired at time at, inside p's step, came
+// before the step finished: events are the run's, all of them.
+func (p faultPoint) landedInside(events []event, cluster string, at time.Time) error {
+	if p.AtBoundary {
+		return nil
+	}
+	started := false
+	for _, ev := range events {
+		if p.matches(ev, cluster) {
+			started = true
+			continue
+		}
+		if started && ev.Kind == "step" && ev.Event == "finished" && ev.Phase == p.Phase && strings.HasPrefix(ev.Step, p.Step) &&
+			(p.Node == "" || ev.Node == cluster+"-"+p.Node) && ev.Outcome == "success" && ev.Time.Before(at) {
+			return fmt.Errorf("%s: the step had finished (%s) before the fault (%s)", p, ev.Time.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
+		}
+	}
+	if !started {
+		return fmt.Errorf("%s: the step never started", p)
+	}
+	return nil
+}
+
+// chainDriver picks, for each run of a chain, the fault that stops it: the
+// next of its explicit points when that point's event comes, else, with
+// boundaries, the first step that finishes having done its work and has
+// not stopped a run yet. Boundary faults alternate SIGKILL and SIGINT.
+type chainDriver struct {
+	cluster    string
+	points     []faultPoint
+	next       int
+	boundaries bool
+	used       map[string]bool
+}
+
+func newChainDriver(cluster string, points []faultPoint, boundaries bool) *chainDriver {
+	return &chainDriver{cluster: cluster, points: points, boundaries: boundaries, used: map[string]bool{}}
+}
+
+// pick returns the fault ev calls for, or nil.
+func (d *chainDriver) pick(ev event) *faultPoint {
+	if d.next < len(d.points) && d.points[d.next].matches(ev, d.cluster) {
+		p := d.points[d.next]
+		return &p
+	}
+	if !d.boundaries || ev.Kind != "step" || ev.Event != "finished" || ev.Outcome != "success" || d.used[boundaryKey(ev)] {
+		return nil
+	}
+	action := faultSIGKILL
+	if len(d.used)%2 == 1 {
+		action = faultSIGINT
+	}
+	return &faultPoint{Phase: ev.Phase, Node: strings.TrimPrefix(ev.Node, d.cluster+"-"), Step: ev.Step, AtBoundary: true, Action: action}
+}
+
+// fired records that p stopped a run.
+func (d *chainDriver) fired(p faultPoint) {
+	if d.next < len(d.points) && p == d.points[d.next] {
+		d.next++
+		return
+	}
+	node := ""
+	if p.Node != "" {
+		node = d.cluster + "-" + p.Node
+	}
+	d.used[boundaryKey(event{Phase: p.Phase, Node: node, Step: p.Step})] = true
+}
+
+// explicitStep reports whether an explicit point fired inside ev's step:
+// a step the chain stopped from within needs no boundary of its own.
+func (d *chainDriver) explicitStep(ev event) bool {
+	for _, p := range d.points[:d.next] {
+		if !p.AtBoundary && p.Phase == ev.Phase && strings.HasPrefix(ev.Step, p.Step) && (p.Node == "" && ev.Node == "" || ev.Node == d.cluster+"-"+p.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// missed returns the explicit points no run reached.
+func (d *chainDriver) missed() []faultPoint {
+	return d.points[d.next:]
+}
+
+func boundaryKey(ev event) string {
+	return ev.Phase + "/" + ev.Node + "/" + ev.Step
+}
+
+// workSteps are the steps that change a node or the cluster; they must do
+// their work once in the whole chain. Checks, waits and pinning (which
+// labels images every run) are left out.
+var workSteps = []string{
+	"staging ", "importing ", "kubeadm upgrade apply", "kubeadm upgrade node", "draining",
+	"installing ", "restarting the kubelet", "uncordoning", "writing /kind/version",
+}
+
+func isWork(step string) bool {
+	for _, w := range workSteps {
+		if strings.HasPrefix(step, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// workKey names a work step on a node; importing steps are one whatever
+// the number of archives left.
+func workKey(ev event) string {
+	step := ev.Step
+	if strings.HasPrefix(step, "importing ") {
+		step = "importing"
+	}
+	return ev.Phase + "/" + ev.Node + "/" + step
+}
+
+// repeatedWork returns the work steps that did their work (finished with
+// outcome success) in more than one run of the chain. excused are work
+// keys a fault may have undone (a node restarted, a step whose exec was
+// killed): those may run again.
+func repeatedWork(runs [][]event, excused map[string]bool) []string {
+	doneIn := map[string]int{} // work key -> run that did it first
+	var repeated []string
+	for i, run := range runs {
+		for _, ev := range run {
+			if ev.Kind != "step" || ev.Event != "finished" || ev.Outcome != "success" || !isWork(ev.Step) {
+				continue
+			}
+			k := workKey(ev)
+			if first, ok := doneIn[k]; ok && first != i && !excused[k] {
+				repeated = append(repeated, fmt.Sprintf("%s (run %d, again in run %d)", k, first+1, i+1))
+				continue
+			}
+			if _, ok := doneIn[k]; !ok {
+				doneIn[k] = i
+			}
+		}
+	}
+	sort.Strings(repeated)
+	return repeated
+}
+
+// execChild finds the child process of pid running `docker exec` whose
+// command line contains match; 0 when there is none (yet).
+func execChild(pid int, match string) int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil || parentOf(string(stat)) != pid {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		args := strings.ReplaceAll(string(cmdline), "\x00", " ")
+		if strings.Contains(args, " exec ") && strings.Contains(args, match) {
+			return child
+		}
+	}
+	return 0
+}
+
+// parentOf returns the parent pid in a /proc/<pid>/stat line, -1 if it
+// cannot be read. The command name, in parentheses, may hold spaces.
+func parentOf(stat string) int {
+	i := strings.LastIndex(stat, ")")
+	if i < 0 {
+		return -1
+	}
+	fields := strings.Fields(stat[i+1:])
+	if len(fields) < 2 {
+		return -1
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return -1
+	}
+	return ppid
+}

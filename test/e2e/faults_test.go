@@ -1,0 +1,522 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// envFaults picks the fault chain: "full" (make e2e-faults) or "short" (the
+// subset make test runs). Unset, the test is skipped.
+const envFaults = "E2E_FAULTS"
+
+const faultsClusterName = "kind-upgrade-e2e-faults"
+
+// faultsClusterConfig: one control-plane node and two workers, so that a
+// worker really drains onto the other.
+const faultsClusterConfig = `kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+nodes:
+- role: control-plane
+- role: worker
+- role: worker
+`
+
+// fullChain visits every phase: step boundaries, and inside the long
+// steps (an image import, kubeadm upgrade apply, kubeadm upgrade node on a
+// worker, a drain, a kubelet restart), with SIGINT, SIGKILL and a killed
+// `docker exec`, then restarts a worker's container in the middle of its
+// kubelet upgrade. Each run resumes the previous one and is stopped at the
+// next point.
+var fullChain = []faultPoint{
+	{Phase: "preflight", Step: "checking images", Action: faultSIGINT},
+	{Phase: "load-artifacts", Node: "control-plane", Step: "staging ", AtBoundary: true, Action: faultSIGKILL},
+	{Phase: "load-artifacts", Node: "control-plane", Step: "importing ", Delay: 3 * time.Second, Action: faultSIGKILL},
+	{Phase: "control-plane", Node: "control-plane", Step: "kubeadm upgrade apply", Delay: 20 * time.Second, Action: faultSIGINT},
+	{Phase: "control-plane", Node: "control-plane", Step: "waiting for the control-plane pods", AtBoundary: true, Action: faultSIGKILL},
+	{Phase: "kubelets", Node: "control-plane", Step: "draining", AtBoundary: true, Action: faultSIGINT},
+	{Phase: "kubelets", Node: "control-plane", Step: "restarting the kubelet", Action: faultKillExec, Exec: "restart kubelet"},
+	{Phase: "kubelets", Node: "worker", Step: "kubeadm upgrade node", Action: faultKillExec, Exec: "upgrade node"},
+	{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL},
+	{Phase: "kubelets", Node: "worker", Step: "uncordoning", AtBoundary: true, Action: faultSIGINT},
+	{Phase: "kubelets", Node: "worker2", Step: "installing ", Action: faultRestartNode},
+}
+
+// shortChain is the subset make test runs: inside an image import, inside
+// kubeadm upgrade node on a worker (its docker exec killed) and inside a
+// drain.
+var shortChain = []faultPoint{
+	{Phase: "load-artifacts", Node: "control-plane", Step: "importing ", Delay: 3 * time.Second, Action: faultSIGKILL},
+	{Phase: "kubelets", Node: "worker", Step: "kubeadm upgrade node", Action: faultKillExec, Exec: "upgrade node"},
+	{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL},
+}
+
+// faultRun is one run of the chain.
+type faultRun struct {
+	point    *faultPoint // nil for the last run, which must finish
+	raw      string      // its --output json
+	events   []event
+	stderr   string
+	fired    time.Time
+	exitErr  error
+	duration time.Duration
+}
+
+// lineWriter hands each complete line written to it to fn.
+type lineWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	fn  func(string)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	for {
+		line, err := w.buf.ReadString('\n')
+		if err != nil {
+			w.buf.WriteString(line)
+			return len(p), nil
+		}
+		w.fn(strings.TrimSuffix(line, "\n"))
+	}
+}
+
+// faultedRun runs `kind alpha upgrade --output json` and applies the first
+// fault pick (when not nil) returns for one of its events. It returns when
+// the run has ended and the fault's own work (a node restart) is done.
+func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faultRun {
+	cmd := exec.Command(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+	// a SIGKILLed run's docker exec children may hold its pipes for long
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var run faultRun
+	var raw strings.Builder
+	var mu sync.Mutex
+	var faultDone sync.WaitGroup
+	fire := func(p *faultPoint) {
+		defer faultDone.Done()
+		time.Sleep(p.Delay)
+		mu.Lock()
+		run.fired = time.Now()
+		mu.Unlock()
+		switch p.Action {
+		case faultSIGINT:
+			_ = cmd.Process.Signal(os.Interrupt)
+		case faultSIGKILL:
+			_ = cmd.Process.Kill()
+		case faultKillExec:
+			deadline := time.Now().Add(time.Minute)
+			for time.Now().Before(deadline) {
+				if child := execChild(cmd.Process.Pid, p.Exec); child != 0 {
+					_ = syscall.Kill(child, syscall.SIGKILL)
+					mu.Lock()
+					run.fired = time.Now()
+					mu.Unlock()
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			mu.Lock()
+			run.fired = time.Time{}
+			mu.Unlock()
+		case faultRestartNode:
+			_, _ = h.run(nil, "docker", "restart", h.name+"-"+p.Node)
+		}
+	}
+	cmd.Stdout = &lineWriter{fn: func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		raw.WriteString(line + "\n")
+		evs, err := parseEvents(line)
+		if err != nil || len(evs) != 1 || pick == nil || run.point != nil {
+			return
+		}
+		if run.point = pick(evs[0]); run.point != nil {
+			faultDone.Add(1)
+			go fire(run.point)
+		}
+	}}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		run.exitErr = err
+		return run
+	}
+	run.exitErr = cmd.Wait()
+	faultDone.Wait()
+	run.duration = time.Since(start)
+	mu.Lock()
+	defer mu.Unlock()
+	run.raw, run.stderr = raw.String(), stderr.String()
+	run.events, _ = parseEvents(run.raw)
+	what := "to the end"
+	if run.point != nil {
+		what = run.point.String()
+	}
+	fmt.Fprintf(h.log, "$ %s  (%s; fired=%v)  # %s, err=%v\n%s%s\n", strings.Join(cmd.Args, " "), what, !run.fired.IsZero(), run.duration.Round(time.Millisecond), run.exitErr, run.raw, run.stderr)
+	return run
+}
+
+// checkFaulted checks that run was stopped where its point says.
+func (h *harness) checkFaulted(run faultRun) error {
+	p := run.point
+	if run.fired.IsZero() {
+		return fmt.Errorf("the run never reached %s (exit: %v):\n%s", p, run.exitErr, lastLines(run.stderr, 15))
+	}
+	if err := p.landedInside(run.events, h.name, run.fired); err != nil {
+		return err
+	}
+	switch {
+	case run.exitErr == nil && p.Action != faultRestartNode:
+		return fmt.Errorf("the run finished although it was stopped by %s", p)
+	case p.Action == faultSIGINT && !strings.Contains(run.stderr, "run the same command again"):
+		return fmt.Errorf("the interrupted run did not say how to continue:\n%s", lastLines(run.stderr, 15))
+	}
+	return nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestIntegrationUpgradeFaults stops `kind alpha upgrade` at every point of
+// a chain, resumes it each time by running the same command again, and
+// checks that the last run finishes the upgrade, that no finished work ran
+// twice and that nothing was lost.
+func TestIntegrationUpgradeFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs Docker and the offline artifacts (make e2e-faults)")
+	}
+	var chain []faultPoint
+	switch os.Getenv(envFaults) {
+	case "full":
+		chain = fullChain
+	case "short":
+		chain = shortChain
+	default:
+		t.Skip(envFaults + " is not set: the fault chain runs with make e2e-faults (full) and make test (short)")
+	}
+	from, to := getenv(t, envFrom), getenv(t, envTo)
+	h := newHarness(t, faultsClusterName, 3, "kind-alpha-upgrade-e2e-faults "+os.Getenv(envFaults)+" "+from+"-"+to)
+	imageDir := getenv(t, envImageDir)
+	worker := h.name + "-worker"
+
+	h.createCluster(from, faultsClusterConfig)
+	h.must("nodes Ready at "+from, func() error {
+		return eventually(3*time.Minute, func() error { return h.allAt(from) })
+	})
+	h.must("deploy the canaries", func() error {
+		if _, err := h.run(nil, h.kind, "load", "image-archive", getenv(t, envCanaryTar), "--name", h.name); err != nil {
+			return err
+		}
+		manifest := strings.ReplaceAll(workloads, "IMAGE", "docker.io/"+getenv(t, envCanaryImage))
+		if err := h.apply(strings.ReplaceAll(manifest, "WORKER", worker)); err != nil {
+			return err
+		}
+		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/canary", "deployment/pv-canary")
+		return err
+	})
+	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
+	h.must("write to the PersistentVolume", func() error {
+		_, err := h.canary("write", "/data/canary.txt", token)
+		return err
+	})
+	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error {
+		if err := h.apply(etcdKeysManifest(token)); err != nil {
+			return err
+		}
+		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
+		if err != nil {
+			return err
+		}
+		return checkEtcdKeys(out, token)
+	})
+
+	full := os.Getenv(envFaults) == "full"
+	// the chain's --image-dir: a folder of symlinks to the good one, at a
+	// path with spaces; both must work
+	goodDir := imageDir
+	imageDir = filepath.Join(t.TempDir(), "image dir with spaces")
+	linkTree(t, goodDir, imageDir)
+	if full {
+		h.badInputs(goodDir, imageDir)
+	}
+	driver := newChainDriver(h.name, chain, full)
+	var runs []faultRun
+	var report strings.Builder
+	fmt.Fprintf(&report, "Fault chain (%s) %s -> %s on 1 control-plane node and 2 workers:\n", os.Getenv(envFaults), from, to)
+	line := func(run faultRun, what string, err error) {
+		fmt.Fprintf(&report, "  run %2d  %-100s %6.1fs  %s\n", len(runs), what, run.duration.Seconds(), faultOutcome(run, err))
+	}
+	// a bound on the runs: one per step boundary at most, and some
+	const maxRuns = 120
+	var final faultRun
+	for len(runs) < maxRuns {
+		t.Logf("run %d of the chain", len(runs)+1)
+		run := h.faultedRun(imageDir, driver.pick)
+		runs = append(runs, run)
+		what := "not stopped"
+		if run.point != nil {
+			what = "stopped by " + run.point.String()
+		}
+		t.Logf("run %d: %s after %s; %s", len(runs), what, run.duration.Round(time.Millisecond), faultOutcome(run, nil))
+		writeFile(t, h.artifacts, fmt.Sprintf("faults-run-%03d-events.jsonl", len(runs)), run.raw)
+		if run.exitErr == nil {
+			// it finished: a fault at the last step's end came too late
+			final = run
+			var err error
+			if run.point != nil && !run.point.AtBoundary {
+				err = fmt.Errorf("the run finished although %s stopped it", run.point)
+			}
+			line(run, "the same command, to the end", err)
+			h.check("the run that finished was not stopped inside a step", func() error { return err })
+			break
+		}
+		if run.point == nil {
+			// nothing stopped it: the upgrade itself failed
+			err := fmt.Errorf("run %d failed by itself: %v:\n%s", len(runs), run.exitErr, lastLines(run.stderr, 20))
+			line(run, "no fault", err)
+			h.check(fmt.Sprintf("run %d fails only where the chain stops it", len(runs)), func() error { return err })
+			continue
+		}
+		p := *run.point
+		driver.fired(p)
+		err := h.checkFaulted(run)
+		line(run, p.String(), err)
+		h.suite.add(fmt.Sprintf("run %d is stopped by %s", len(runs), p), run.duration, err)
+		if err != nil {
+			t.Errorf("run %d: %v", len(runs), err)
+		}
+		if p.Action != faultRestartNode {
+			continue
+		}
+		node := h.name + "-" + p.Node
+		h.check("the restarted node "+node+" is Ready again", func() error {
+			return eventually(3*time.Minute, func() error { return h.nodeReady(node) })
+		})
+		if !full {
+			continue
+		}
+		// and stopped, mid-upgrade: refused until it is started again
+		h.check("with "+node+"'s container stopped, a run is refused in preflight", func() error {
+			if _, err := h.run(nil, "docker", "stop", node); err != nil {
+				return err
+			}
+			run := h.faultedRun(imageDir, nil)
+			runs = append(runs, run)
+			line(run, "docker stop "+node+" before the run", nil)
+			if run.exitErr == nil {
+				return fmt.Errorf("the run was not refused")
+			}
+			if !strings.Contains(run.stderr, "docker start "+node) {
+				return fmt.Errorf("the refusal does not say how to start the node:\n%s", lastLines(run.stderr, 15))
+			}
+			for _, ev := range run.events {
+				if ev.Kind == "phase" && ev.Phase != "preflight" {
+					return fmt.Errorf("phase %s ran", ev.Phase)
+				}
+			}
+			return nil
+		})
+		h.check("after docker start "+node+", it is Ready again", func() error {
+			if _, err := h.run(nil, "docker", "start", node); err != nil {
+				return err
+			}
+			return eventually(3*time.Minute, func() error { return h.nodeReady(node) })
+		})
+	}
+	h.check("every fault point of the chain was reached", func() error {
+		var missed []string
+		for _, p := range driver.missed() {
+			missed = append(missed, p.String())
+		}
+		return joinProblems("never reached", missed)
+	})
+	h.must("a last run finishes the upgrade", func() error {
+		if final.exitErr != nil || final.raw == "" {
+			return fmt.Errorf("no run finished within %d runs", maxRuns)
+		}
+		return nil
+	})
+	if full {
+		// steps of other nodes that finished while a run was being stopped
+		// (load-artifacts runs nodes in parallel) had no fault of their own
+		var passed []string
+		seen := map[string]bool{}
+		for _, r := range runs {
+			for _, ev := range r.events {
+				k := boundaryKey(ev)
+				if ev.Kind == "step" && ev.Event == "finished" && ev.Outcome == "success" && !driver.used[k] && !driver.explicitStep(ev) && !seen[k] {
+					seen[k] = true
+					passed = append(passed, k)
+				}
+			}
+		}
+		fmt.Fprintf(&report, "%d step boundaries stopped a run; %d explicit points inside steps; steps that finished while another fault stopped the run, without one of their own: %d\n", len(driver.used), driver.next, len(passed))
+		for _, k := range passed {
+			fmt.Fprintf(&report, "  %s\n", k)
+		}
+	}
+	writeFile(t, h.artifacts, "faults-report.txt", report.String())
+	t.Log("\n" + report.String())
+
+	h.check("no finished work ran twice across the chain", func() error {
+		var all [][]event
+		for _, r := range runs {
+			all = append(all, r.events)
+		}
+		if repeated := repeatedWork(all, nil); len(repeated) > 0 {
+			return fmt.Errorf("work done again:\n  %s", strings.Join(repeated, "\n  "))
+		}
+		return nil
+	})
+	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
+	h.check("the API server runs "+to, func() error {
+		v, err := h.serverVersion()
+		if err == nil && v != to {
+			err = fmt.Errorf("the API server reports %s", v)
+		}
+		return err
+	})
+	h.check("etcd runs "+getenv(t, envEtcd), func() error { return h.podImage("component=etcd", getenv(t, envEtcd)) })
+	h.check("CoreDNS runs "+getenv(t, envCoreDNS), func() error { return h.podImage("k8s-app=kube-dns", getenv(t, envCoreDNS)) })
+	h.check("no node is left cordoned", func() error {
+		out, err := h.kubectl("get", "nodes", "-o", "jsonpath={range .items[*]}{.metadata.name}={.spec.unschedulable} {end}")
+		if err == nil && strings.Contains(out, "=true") {
+			err = fmt.Errorf("cordoned: %s", out)
+		}
+		return err
+	})
+	h.check("the canary Deployment is available with 2 replicas", func() error {
+		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=120s", "deployment/canary", "deployment/pv-canary")
+		return err
+	})
+	h.check("the PersistentVolume data reads back", func() error {
+		return eventually(time.Minute, func() error {
+			out, err := h.canary("read", "/data/canary.txt")
+			if err == nil && strings.TrimSpace(out) != token {
+				err = fmt.Errorf("read %q, want %q", out, token)
+			}
+			return err
+		})
+	})
+	h.check(fmt.Sprintf("the %d ConfigMaps written before read back", etcdKeys), func() error {
+		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
+		if err != nil {
+			return err
+		}
+		return checkEtcdKeys(out, token)
+	})
+}
+
+// badInputs checks that every case of badInputs, and a full disk where a
+// node's binaries go, is refused and changes nothing; linked is a good
+// --image-dir the disk case uses.
+func (h *harness) badInputs(goodDir, linked string) {
+	nodes := []string{h.cp, h.name + "-worker", h.name + "-worker2"}
+	bin := "kubernetes/server/bin"
+	if _, err := os.Stat(filepath.Join(goodDir, bin, "kubeadm")); err != nil {
+		h.t.Fatalf("the bad inputs are made from a release tree with archives beside it: %v", err)
+	}
+	var report strings.Builder
+	for i, c := range badInputs(h.t, h, bin) {
+		dir := filepath.Join(h.t.TempDir(), fmt.Sprintf("bad input %02d", i+1))
+		linkTree(h.t, goodDir, dir)
+		h.check("refused, nothing changed: "+c.name, func() error {
+			if err := c.setup(dir); err != nil {
+				return fmt.Errorf("setup: %w", err)
+			}
+			var args []string
+			for _, a := range c.args {
+				args = append(args, strings.ReplaceAll(a, "<dir>", dir))
+			}
+			msg, err := h.refusedChangingNothing(nodes, args, c.want)
+			fmt.Fprintf(&report, "%s:\n  %s\n", c.name, lastLines(msg, 1))
+			return err
+		})
+	}
+	node := h.name + "-worker2"
+	h.check("refused, nothing changed: a full disk where the binaries go (a 1 MiB tmpfs on "+node+"'s /kind/upgrade)", func() error {
+		if _, err := h.run(nil, "docker", "exec", node, "sh", "-c", "mkdir /kind/upgrade && mount -t tmpfs -o size=1m tmpfs /kind/upgrade"); err != nil {
+			return err
+		}
+		defer func() {
+			if _, err := h.run(nil, "docker", "exec", node, "sh", "-c", "umount /kind/upgrade && rmdir /kind/upgrade"); err != nil {
+				h.t.Errorf("failed to remove the tmpfs: %v", err)
+			}
+		}()
+		msg, err := h.refusedChangingNothing(nodes, []string{"alpha", "upgrade", "--name", h.name, "--image-dir", linked},
+			[]string{`node "` + node + `" has 1 MiB free in /kind/upgrade (file system /kind/upgrade)`, "free disk space"})
+		fmt.Fprintf(&report, "a full disk where the binaries go:\n  %s\n", lastLines(msg, 1))
+		return err
+	})
+	writeFile(h.t, h.artifacts, "bad-inputs.txt", report.String())
+}
+
+// faultOutcome says how a run ended, on one line.
+func faultOutcome(run faultRun, err error) string {
+	end := "exit 0"
+	if run.exitErr != nil {
+		end = fmt.Sprintf("%v: %s", run.exitErr, errorLine(run.stderr))
+	}
+	if err != nil {
+		return "FAILED (" + firstLine(err.Error()) + "); " + end
+	}
+	return end
+}
+
+// errorLine returns kind's ERROR line in stderr, else its last line.
+func errorLine(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "ERROR: ") {
+			return l
+		}
+	}
+	return firstLine(lastLines(stderr, 1))
+}
+
+// nodeReady returns nil when node is Ready.
+func (h *harness) nodeReady(node string) error {
+	list, err := h.nodes()
+	if err != nil {
+		return err
+	}
+	for _, n := range list {
+		if n.Name == node {
+			if !n.Ready {
+				return fmt.Errorf("%s is not Ready", node)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is not registered", node)
+}

@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func stepEvent(at int, ev, phase, node, step, outcome string) event {
+	return event{Time: time.Unix(int64(at), 0), Kind: "step", Event: ev, Phase: phase, Node: node, Step: step, Outcome: outcome}
+}
+
+func TestFaultPointMatches(t *testing.T) {
+	t.Parallel()
+	inside := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL}
+	boundary := faultPoint{Phase: "load-artifacts", Node: "control-plane", Step: "staging ", AtBoundary: true, Action: faultSIGINT}
+	cluster := faultPoint{Phase: "preflight", Step: "checking images", Action: faultSIGINT}
+	cases := []struct {
+		p    faultPoint
+		ev   event
+		want bool
+	}{
+		{inside, stepEvent(1, "started", "kubelets", "c-worker", "draining", ""), true},
+		{inside, stepEvent(1, "started", "kubelets", "c-worker2", "draining", ""), false},
+		{inside, stepEvent(1, "finished", "kubelets", "c-worker", "draining", "success"), false},
+		{boundary, stepEvent(1, "finished", "load-artifacts", "c-control-plane", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", "success"), true},
+		{boundary, stepEvent(1, "finished", "load-artifacts", "c-control-plane", "staging kubeadm", "skipped"), false},
+		{boundary, stepEvent(1, "started", "load-artifacts", "c-control-plane", "staging kubeadm", ""), false},
+		{cluster, stepEvent(1, "started", "preflight", "", "checking images", ""), true},
+		{cluster, stepEvent(1, "started", "preflight", "c-control-plane", "checking images", ""), false},
+		{cluster, event{Kind: "phase", Event: "started", Phase: "preflight"}, false},
+	}
+	for _, tc := range cases {
+		if got := tc.p.matches(tc.ev, "c"); got != tc.want {
+			t.Errorf("%s matches %+v = %v, want %v", tc.p, tc.ev, got, tc.want)
+		}
+	}
+	if got := inside.String(); got != `SIGKILL 1s into kubelets worker "draining"` {
+		t.Errorf("String() = %q", got)
+	}
+	if got := boundary.String(); got != `SIGINT after load-artifacts control-plane "staging "` {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+func TestFaultLandedInside(t *testing.T) {
+	t.Parallel()
+	p := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL}
+	events := []event{
+		stepEvent(10, "started", "kubelets", "c-worker", "draining", ""),
+		stepEvent(12, "finished", "kubelets", "c-worker", "draining", "success"),
+	}
+	if err := p.landedInside(events, "c", time.Unix(11, 0)); err != nil {
+		t.Errorf("a fault at 11 s inside a step of 10-12 s: %v", err)
+	}
+	if err := p.landedInside(events, "c", time.Unix(13, 0)); err == nil || !strings.Contains(err.Error(), "had finished") {
+		t.Errorf("a fault after the step finished: %v", err)
+	}
+	if err := p.landedInside(events[1:], "c", time.Unix(11, 0)); err == nil || !strings.Contains(err.Error(), "never started") {
+		t.Errorf("a step that never started: %v", err)
+	}
+}
+
+func TestRepeatedWork(t *testing.T) {
+	t.Parallel()
+	run1 := []event{
+		stepEvent(1, "finished", "load-artifacts", "c-cp", "importing 7 image archive(s)", "success"),
+		stepEvent(2, "finished", "load-artifacts", "c-cp", "pinning the target's images", "success"),
+		stepEvent(3, "finished", "kubelets", "c-w", "draining", "success"),
+	}
+	run2 := []event{
+		// skipped and checks are not work; pinning runs every time
+		stepEvent(4, "finished", "load-artifacts", "c-cp", "importing 0 image archive(s)", "skipped"),
+		stepEvent(5, "finished", "load-artifacts", "c-cp", "pinning the target's images", "success"),
+		stepEvent(6, "finished", "kubelets", "c-w", "draining", "skipped"),
+		stepEvent(7, "finished", "kubelets", "c-w", "restarting the kubelet", "failure"),
+	}
+	if got := repeatedWork([][]event{run1, run2}, nil); len(got) != 0 {
+		t.Errorf("repeatedWork = %v, want none", got)
+	}
+	run3 := []event{
+		stepEvent(8, "finished", "load-artifacts", "c-cp", "importing 2 image archive(s)", "success"),
+		stepEvent(9, "finished", "kubelets", "c-w", "restarting the kubelet", "success"),
+	}
+	got := repeatedWork([][]event{run1, run2, run3}, nil)
+	if strings.Join(got, ";") != "load-artifacts/c-cp/importing (run 1, again in run 3)" {
+		t.Errorf("repeatedWork = %v", got)
+	}
+	if got := repeatedWork([][]event{run1, run3}, map[string]bool{"load-artifacts/c-cp/importing": true}); len(got) != 0 {
+		t.Errorf("excused work reported: %v", got)
+	}
+}
+
+func TestParentOf(t *testing.T) {
+	t.Parallel()
+	if got := parentOf("1234 (docker exec (x)) S 77 1234 1234 0 -1"); got != 77 {
+		t.Errorf("parentOf = %d, want 77", got)
+	}
+	if got := parentOf("garbage"); got != -1 {
+		t.Errorf("parentOf(garbage) = %d", got)
+	}
+}
+
+func TestExecChild(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sh", "-c", "sleep 30; : exec marker-for-test")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var got int
+	for i := 0; i < 100 && got == 0; i++ {
+		got = execChild(os.Getpid(), "marker-for-test")
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got != cmd.Process.Pid {
+		t.Errorf("execChild = %d, want %d", got, cmd.Process.Pid)
+	}
+	if other := execChild(os.Getpid(), "no-such-marker"); other != 0 {
+		t.Errorf("execChild(no-such-marker) = %d", other)
+	}
+}
+
+func TestChainDriver(t *testing.T) {
+	t.Parallel()
+	inside := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL}
+	d := newChainDriver("c", []faultPoint{inside}, true)
+	// run 1: the first successful step is a boundary (SIGKILL first)
+	p := d.pick(stepEvent(1, "finished", "preflight", "", "checking nodes", "success"))
+	if p == nil || !p.AtBoundary || p.Action != faultSIGKILL || p.Step != "checking nodes" || p.Node != "" {
+		t.Fatalf("first pick %+v", p)
+	}
+	d.fired(*p)
+	// run 2: that boundary is used; the next one is, with SIGINT
+	if p := d.pick(stepEvent(2, "finished", "preflight", "", "checking nodes", "success")); p != nil {
+		t.Errorf("a used boundary picked again: %+v", p)
+	}
+	if p := d.pick(stepEvent(2, "finished", "preflight", "", "checking images", "skipped")); p != nil {
+		t.Errorf("a skipped step picked: %+v", p)
+	}
+	p = d.pick(stepEvent(3, "finished", "load-artifacts", "c-worker", "staging x", "success"))
+	if p == nil || p.Action != faultSIGINT || p.Node != "worker" {
+		t.Fatalf("second pick %+v", p)
+	}
+	d.fired(*p)
+	if len(d.missed()) != 1 {
+		t.Errorf("missed %v before the explicit point fired", d.missed())
+	}
+	// the explicit point wins when its step starts
+	p = d.pick(stepEvent(4, "started", "kubelets", "c-worker", "draining", ""))
+	if p == nil || *p != inside {
+		t.Fatalf("explicit pick %+v", p)
+	}
+	d.fired(*p)
+	if len(d.missed()) != 0 {
+		t.Errorf("missed %v", d.missed())
+	}
+	if !d.explicitStep(stepEvent(5, "finished", "kubelets", "c-worker", "draining", "success")) {
+		t.Error("the drain the explicit point stopped is not its step")
+	}
+	if d.explicitStep(stepEvent(5, "finished", "kubelets", "c-worker2", "draining", "success")) {
+		t.Error("another node's drain counted as the explicit point's")
+	}
+}
