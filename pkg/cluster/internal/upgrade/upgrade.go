@@ -139,8 +139,10 @@ func Validate(opts Options) error {
 	if opts.ImageDir == "" {
 		return errors.New("--image-dir is required: a folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images")
 	}
-	if _, err := os.Stat(opts.ImageDir); err != nil {
-		return errors.Wrap(err, "invalid --image-dir")
+	if _, err := os.Stat(opts.ImageDir); os.IsNotExist(err) {
+		return errors.Errorf("--image-dir %s does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images", opts.ImageDir)
+	} else if err != nil {
+		return errors.Wrap(err, "cannot read --image-dir")
 	}
 	return nil
 }

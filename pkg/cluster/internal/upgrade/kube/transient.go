@@ -42,6 +42,10 @@ var transientSigns = []string{
 	"the server was unable to return a response in the time allotted",
 	"the server has received too many requests",
 	"Client.Timeout exceeded while awaiting headers",
+	// an API server that has just restarted answers with Forbidden until
+	// its RBAC caches are synced: seen here, right after a control-plane
+	// node's kubelet restart, for kubernetes-admin listing nodes
+	"is forbidden: User",
 }
 
 // Transient reports whether kubectl's output says the request failed the

@@ -25,14 +25,15 @@ func TestTransient(t *testing.T) {
 	t.Parallel()
 	for msg, want := range map[string]bool{
 		"The connection to the server kind-control-plane:6443 was refused - did you specify the right host or port?": true,
-		"Unable to connect to the server: EOF":                                                                                              true,
-		"Unable to connect to the server: net/http: TLS handshake timeout":                                                                  true,
-		"Error from server: etcdserver: leader changed":                                                                                     true,
-		"Error from server (ServiceUnavailable): the server is currently unable to handle the request (get nodes)":                          true,
-		"error: the server doesn't have a resource type \"nodez\"":                                                                          false,
-		"Error from server (NotFound): nodes \"kind-worker\" not found":                                                                     false,
-		"error: You must be logged in to the server (Unauthorized)":                                                                         false,
-		"error: unable to drain node \"kind-worker\" due to error: cannot delete Pods that declare no controller (use --force to override)": false,
+		"Unable to connect to the server: EOF":                                                                                                               true,
+		"Unable to connect to the server: net/http: TLS handshake timeout":                                                                                   true,
+		"Error from server: etcdserver: leader changed":                                                                                                      true,
+		"Error from server (ServiceUnavailable): the server is currently unable to handle the request (get nodes)":                                           true,
+		"Error from server (Forbidden): nodes is forbidden: User \"kubernetes-admin\" cannot list resource \"nodes\" in API group \"\" at the cluster scope": true,
+		"error: the server doesn't have a resource type \"nodez\"":                                                                                           false,
+		"Error from server (NotFound): nodes \"kind-worker\" not found":                                                                                      false,
+		"error: You must be logged in to the server (Unauthorized)":                                                                                          false,
+		"error: unable to drain node \"kind-worker\" due to error: cannot delete Pods that declare no controller (use --force to override)":                  false,
 	} {
 		if got := Transient(msg); got != want {
 			t.Errorf("Transient(%q) = %v, want %v", msg, got, want)
