@@ -126,6 +126,8 @@ type State struct {
 	Workers []nodes.Node
 	// Info is keyed by node name.
 	Info map[string]*NodeInfo
+	// Registered are the nodes as the API server listed them in preflight.
+	Registered []kube.Node
 	// NothingToDo is true when the cluster already runs Target.
 	NothingToDo bool
 }

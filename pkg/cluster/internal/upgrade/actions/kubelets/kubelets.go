@@ -166,34 +166,43 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	)
 }
 
-// drainDone skips the drain when the kubelet already runs the target, or
-// when no other node could take the pods.
+// drainDone skips the drain when DrainNeeded says so.
 func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 	list, err := ctx.Kube().Nodes(ctx)
 	if err != nil {
 		return false, "", err
 	}
-	var self *kube.Node
-	for i := range list {
-		if list[i].Name == n.String() {
-			self = &list[i]
+	for _, self := range list {
+		if self.Name != n.String() {
+			continue
 		}
+		needed, reason := DrainNeeded(list, self, ctx.State.Target)
+		if reason == noOtherNode {
+			ctx.Logger.V(0).Infof("Not draining %s: no other node can take its pods; they keep running while the kubelet restarts", n)
+		}
+		return !needed, reason, nil
 	}
-	others := OthersCanTakePods(list, n.String())
-	if self == nil {
-		return false, "", errors.Errorf("node %q is not registered with the API server", n)
+	return false, "", errors.Errorf("node %q is not registered with the API server", n)
+}
+
+// noOtherNode is why a node no other node can take the pods of is not
+// drained.
+const noOtherNode = "no other node can take its pods"
+
+// DrainNeeded reports whether the kubelets phase drains self, one of the
+// cluster's nodes list, to upgrade it to target, and if not, why: its
+// kubelet already runs target, an earlier run drained it, or no other node
+// could take its pods.
+func DrainNeeded(list []kube.Node, self kube.Node, target string) (bool, string) {
+	switch {
+	case self.KubeletVersion == target:
+		return false, "the kubelet already runs " + target
+	case self.Annotations[DrainedAnnotation] == Drained:
+		return false, "already drained"
+	case !OthersCanTakePods(list, self.Name):
+		return false, noOtherNode
 	}
-	if self.KubeletVersion == ctx.State.Target {
-		return true, "the kubelet already runs " + ctx.State.Target, nil
-	}
-	if self.Annotations[DrainedAnnotation] == Drained {
-		return true, "already drained", nil
-	}
-	if !others {
-		ctx.Logger.V(0).Infof("Not draining %s: no other node can take its pods; they keep running while the kubelet restarts", n)
-		return true, "no other node can take its pods", nil
-	}
-	return false, "", nil
+	return true, ""
 }
 
 // OthersCanTakePods reports whether a node other than name is Ready,

@@ -36,16 +36,11 @@ func checkDrains(ctx *actions.Context) error {
 	if ctx.Options.Skip[kubelets.Phase] || ctx.Options.Force {
 		return nil
 	}
-	client := ctx.Kube()
-	list, err := client.Nodes(ctx)
-	if err != nil {
-		return errors.Wrap(err, "failed to list the cluster's nodes")
-	}
-	pods, err := client.Pods(ctx)
+	pods, err := ctx.Kube().Pods(ctx)
 	if err != nil {
 		return errors.Wrap(err, "failed to list the cluster's pods")
 	}
-	if names := UnmanagedOnDrained(list, pods, st.Target); len(names) > 0 {
+	if names := UnmanagedOnDrained(st.Registered, pods, st.Target); len(names) > 0 {
 		return errors.Errorf("the upgrade drains nodes that run pods no controller recreates, which kubectl drain only deletes when forced:\n  %s\ndelete or move them first (e.g. run them from a Deployment), or run again with --force to let the drains delete them (they are lost)", strings.Join(names, "\n  "))
 	}
 	return nil
@@ -53,12 +48,11 @@ func checkDrains(ctx *actions.Context) error {
 
 // UnmanagedOnDrained lists, as "namespace/name on node", the pods that
 // kubectl drain would refuse to delete on the nodes the kubelets phase
-// drains: nodes whose kubelet is not at target yet, not drained by an
-// earlier run, whose pods another node can take.
+// drains (see kubelets.DrainNeeded).
 func UnmanagedOnDrained(list []kube.Node, pods []kube.Pod, target string) []string {
 	drained := map[string]bool{}
 	for _, n := range list {
-		if n.KubeletVersion != target && n.Annotations[kubelets.DrainedAnnotation] != kubelets.Drained && kubelets.OthersCanTakePods(list, n.Name) {
+		if needed, _ := kubelets.DrainNeeded(list, n, target); needed {
 			drained[n.Name] = true
 		}
 	}

@@ -212,6 +212,7 @@ func checkCluster(ctx *actions.Context) error {
 	if err != nil {
 		return err
 	}
+	st.Registered = registered
 	byName := map[string]kube.Node{}
 	for _, n := range registered {
 		byName[n.Name] = n
