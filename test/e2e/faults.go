@@ -56,8 +56,8 @@ type faultPoint struct {
 	AtBoundary bool
 	Delay      time.Duration
 	Action     faultAction
-	// Exec is, for faultKillExec, a substring of the `docker exec` command
-	// line to kill.
+	// Exec is a substring of the `docker exec` command line the step runs:
+	// faultKillExec kills it; other faults wait until it runs, then Delay.
 	Exec string
 }
 
@@ -70,6 +70,8 @@ func (p faultPoint) String() string {
 	switch {
 	case p.AtBoundary:
 		where = "after " + where
+	case p.Exec != "" && p.Action != faultKillExec:
+		where = fmt.Sprintf("%s into the %q command of %s", p.Delay, strings.TrimSpace(p.Exec), where)
 	case p.Delay > 0:
 		where = fmt.Sprintf("%s into %s", p.Delay, where)
 	default:

@@ -60,18 +60,18 @@ var fullChain = []faultPoint{
 	{Phase: "kubelets", Node: "control-plane", Step: "draining", AtBoundary: true, Action: faultSIGINT},
 	{Phase: "kubelets", Node: "control-plane", Step: "restarting the kubelet", Action: faultKillExec, Exec: "restart kubelet"},
 	{Phase: "kubelets", Node: "worker", Step: "kubeadm upgrade node", Action: faultKillExec, Exec: "upgrade node"},
-	{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL},
+	{Phase: "kubelets", Node: "worker", Step: "draining", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
 	{Phase: "kubelets", Node: "worker", Step: "uncordoning", AtBoundary: true, Action: faultSIGINT},
 	{Phase: "kubelets", Node: "worker2", Step: "installing ", Action: faultRestartNode},
 }
 
 // shortChain is the subset make test runs: inside an image import, inside
-// kubeadm upgrade node on a worker (its docker exec killed) and inside a
-// drain.
+// kubeadm upgrade node on a worker (its docker exec killed) and 0.5 s into
+// that worker's kubectl drain.
 var shortChain = []faultPoint{
 	{Phase: "load-artifacts", Node: "control-plane", Step: "importing ", Delay: 3 * time.Second, Action: faultSIGKILL},
 	{Phase: "kubelets", Node: "worker", Step: "kubeadm upgrade node", Action: faultKillExec, Exec: "upgrade node"},
-	{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL},
+	{Phase: "kubelets", Node: "worker", Step: "draining", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
 }
 
 // faultRun is one run of the chain.
@@ -121,6 +121,12 @@ func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faul
 	var faultDone sync.WaitGroup
 	fire := func(p *faultPoint) {
 		defer faultDone.Done()
+		if p.Exec != "" && p.Action != faultKillExec {
+			// inside the command itself: once its docker exec runs
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && execChild(cmd.Process.Pid, p.Exec) == 0; {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
 		time.Sleep(p.Delay)
 		mu.Lock()
 		run.fired = time.Now()

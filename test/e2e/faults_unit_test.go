@@ -180,3 +180,11 @@ func TestChainDriver(t *testing.T) {
 		t.Error("another node's drain counted as the explicit point's")
 	}
 }
+
+func TestFaultPointInsideACommand(t *testing.T) {
+	t.Parallel()
+	p := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL}
+	if got := p.String(); got != `SIGKILL 500ms into the "drain" command of kubelets worker "draining"` {
+		t.Errorf("String() = %q", got)
+	}
+}
