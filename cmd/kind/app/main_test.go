@@ -66,7 +66,7 @@ func TestUpgradeFlagErrors(t *testing.T) {
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--skip-phases", "kubelet"}, `unknown phase "kubelet"`},
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--output", "yaml"}, "--output must be text or json"},
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--wait", "0s"}, "must be positive"},
-		{[]string{"alpha", "upgrade", "--image-dir", "/does/not/exist"}, "invalid --image-dir"},
+		{[]string{"alpha", "upgrade", "--image-dir", "/does/not/exist"}, "--image-dir /does/not/exist does not exist"},
 	}
 	for _, tc := range cases {
 		_, err := run(t, tc.args...)

@@ -508,6 +508,21 @@ func TestFixesNameTheProvidersCommand(t *testing.T) {
 	}
 }
 
+// TestDiskSharedByNodesAddsUp: kind's nodes keep their files on the host's
+// disk, so what each needs adds up on a file system they share.
+func TestDiskSharedByNodesAddsUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 2, fakenode.Flat)
+	for _, n := range e.cluster.Nodes {
+		n.DiskFreeKB = 0
+	}
+	_, err := e.run(nil)
+	want := "which holds kind-control-plane:/kind/upgrade, kind-control-plane:/var/lib/containerd, kind-worker:/kind/upgrade, kind-worker:/var/lib/containerd, kind-worker2:/kind/upgrade, kind-worker2:/var/lib/containerd"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to name every node's use of the shared file system", err)
+	}
+}
+
 // snapshotUnchanged runs fn and checks that it changed nothing at all.
 func snapshotUnchanged(t *testing.T, e *env, fn func()) {
 	t.Helper()

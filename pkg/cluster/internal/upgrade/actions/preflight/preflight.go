@@ -424,11 +424,14 @@ func checkImages(ctx *actions.Context) error {
 	return nil
 }
 
-// checkDisk checks that each node has room for what it will receive, on
+// checkDisk checks that the nodes have room for what they will receive, on
 // the file systems it goes to: the binaries to actions.StagingRoot (and
 // /usr/bin, with the replaced ones kept), the images to containerd's
 // /var/lib/containerd (a volume of its own on kind's nodes). A path that
 // does not exist yet is on its nearest existing ancestor's file system.
+// What goes to the same file system adds up, across nodes too: kind's
+// nodes keep their volumes and layers on the host's disk, and load the
+// images all at once.
 func checkDisk(ctx *actions.Context) error {
 	st := ctx.State
 	var binaries int64
@@ -436,8 +439,14 @@ func checkDisk(ctx *actions.Context) error {
 		binaries += ctx.Source.Binaries[name].Size
 	}
 	paths := []string{actions.StagingRoot, "/var/lib/containerd"}
+	type use struct {
+		node, path string
+		fs         FileSystem
+		need       int64
+	}
+	uses := make([][]use, len(ctx.Nodes))
 	var fns []func() error
-	for _, n := range ctx.Nodes {
+	for i, n := range ctx.Nodes {
 		info := st.Info[n.String()]
 		var archives int64
 		for _, a := range info.Load {
@@ -458,20 +467,34 @@ func checkDisk(ctx *actions.Context) error {
 			if err != nil {
 				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
 			}
-			// paths on the same file system add up
-			byMount := map[string]int64{}
-			for i, fs := range fss {
-				byMount[fs.Mount] += need[i]
-			}
-			for i, fs := range fss {
-				if fs.Available < byMount[fs.Mount] {
-					return errors.Errorf("node %q has %d MiB free in %s (file system %s) but the upgrade needs about %d MiB there: free disk space (e.g. `%s system prune`) and run again", n, fs.Available>>20, paths[i], fs.Mount, byMount[fs.Mount]>>20, ctx.Options.Provider())
-				}
+			for j, fs := range fss {
+				uses[i] = append(uses[i], use{node: n.String(), path: paths[j], fs: fs, need: need[j]})
 			}
 			return nil
 		})
 	}
-	return errors.AggregateConcurrent(fns)
+	if err := errors.AggregateConcurrent(fns); err != nil {
+		return err
+	}
+	// the same file system: the same device and size (overlay root file
+	// systems of one host's containers all report the host's)
+	need := map[string]int64{}
+	users := map[string][]string{}
+	key := func(u use) string { return u.fs.Device + " " + strconv.FormatInt(u.fs.Size, 10) }
+	for _, node := range uses {
+		for _, u := range node {
+			need[key(u)] += u.need
+			users[key(u)] = append(users[key(u)], u.node+":"+u.path)
+		}
+	}
+	for _, node := range uses {
+		for _, u := range node {
+			if k := key(u); u.fs.Available < need[k] {
+				return errors.Errorf("node %q has %d MiB free in %s (file system %s), which holds %s, but the upgrade needs about %d MiB there: free disk space (e.g. `%s system prune`) and run again", u.node, u.fs.Available>>20, u.path, u.fs.Mount, strings.Join(users[k], ", "), need[k]>>20, ctx.Options.Provider())
+			}
+		}
+	}
+	return nil
 }
 
 // dfScript runs `df -Pk` for its arguments, each replaced by its nearest
@@ -480,9 +503,10 @@ const dfScript = `for p; do while [ ! -e "$p" ]; do p=$(dirname "$p"); done; set
 
 // FileSystem is one line of `df -Pk`.
 type FileSystem struct {
-	// Available is in bytes.
-	Available int64
-	Mount     string
+	Device string
+	// Size and Available are in bytes.
+	Size, Available int64
+	Mount           string
 }
 
 // ParseDF parses `df -Pk` output: one file system per path asked, in order.
@@ -497,13 +521,17 @@ func ParseDF(out string) ([]FileSystem, error) {
 		if len(fields) < 6 {
 			return nil, errors.Errorf("unexpected df output %q", out)
 		}
+		size, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			return nil, errors.Wrapf(err, "unexpected df output %q", out)
+		}
 		kb, err := strconv.ParseInt(fields[3], 10, 64)
 		if err != nil {
 			return nil, errors.Wrapf(err, "unexpected df output %q", out)
 		}
 		// the mount point is the rest of the line: it may hold spaces
 		mount := strings.Join(fields[5:], " ")
-		fss = append(fss, FileSystem{Available: kb << 10, Mount: mount})
+		fss = append(fss, FileSystem{Device: fields[0], Size: size << 10, Available: kb << 10, Mount: mount})
 	}
 	return fss, nil
 }

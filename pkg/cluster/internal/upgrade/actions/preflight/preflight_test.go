@@ -44,7 +44,7 @@ func TestParseProbe(t *testing.T) {
 func TestParseDF(t *testing.T) {
 	t.Parallel()
 	got, err := ParseDF("Filesystem     1024-blocks     Used Available Capacity Mounted on\noverlay          263174212 12345678 250000000       5% /\n/dev/vda 263174212 12345678 1000 5% /var/lib/a b\n")
-	if err != nil || len(got) != 2 || got[0] != (FileSystem{Available: 250000000 * 1024, Mount: "/"}) || got[1] != (FileSystem{Available: 1000 * 1024, Mount: "/var/lib/a b"}) {
+	if err != nil || len(got) != 2 || got[0] != (FileSystem{Device: "overlay", Size: 263174212 * 1024, Available: 250000000 * 1024, Mount: "/"}) || got[1] != (FileSystem{Device: "/dev/vda", Size: 263174212 * 1024, Available: 1000 * 1024, Mount: "/var/lib/a b"}) {
 		t.Errorf("got %+v, %v", got, err)
 	}
 	if _, err := ParseDF("df: /var/lib/containerd: No such file or directory"); err == nil {
