@@ -240,32 +240,13 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	h.must("nodes Ready at "+from, func() error {
 		return eventually(3*time.Minute, func() error { return h.allAt(from) })
 	})
-	h.must("deploy the canaries", func() error {
-		if _, err := h.run(nil, h.kind, "load", "image-archive", getenv(t, envCanaryTar), "--name", h.name); err != nil {
-			return err
-		}
-		manifest := strings.ReplaceAll(workloads, "IMAGE", "docker.io/"+getenv(t, envCanaryImage))
-		if err := h.apply(strings.ReplaceAll(manifest, "WORKER", worker)); err != nil {
-			return err
-		}
-		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/canary", "deployment/pv-canary")
-		return err
-	})
+	h.must("deploy the canaries", func() error { return h.deployCanaries(workloads, worker) })
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
 	h.must("write to the PersistentVolume", func() error {
 		_, err := h.canary("write", "/data/canary.txt", token)
 		return err
 	})
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error {
-		if err := h.apply(etcdKeysManifest(token)); err != nil {
-			return err
-		}
-		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
-		if err != nil {
-			return err
-		}
-		return checkEtcdKeys(out, token)
-	})
+	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error { return h.writeEtcdKeys(token) })
 
 	full := os.Getenv(envFaults) == "full"
 	// the chain's --image-dir: a folder of symlinks to the good one, at a
@@ -406,13 +387,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 		return nil
 	})
 	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
-	h.check("the API server runs "+to, func() error {
-		v, err := h.serverVersion()
-		if err == nil && v != to {
-			err = fmt.Errorf("the API server reports %s", v)
-		}
-		return err
-	})
+	h.check("the API server runs "+to, func() error { return h.serverAt(to) })
 	h.check("etcd runs "+getenv(t, envEtcd), func() error { return h.podImage("component=etcd", getenv(t, envEtcd)) })
 	h.check("CoreDNS runs "+getenv(t, envCoreDNS), func() error { return h.podImage("k8s-app=kube-dns", getenv(t, envCoreDNS)) })
 	h.check("no node is left cordoned", func() error {

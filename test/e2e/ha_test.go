@@ -233,17 +233,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	})
 	identify := func(c *x509.Certificate) string { return identifyServer(c, cpIPs) }
 
-	h.must("deploy the canaries", func() error {
-		if _, err := h.run(nil, h.kind, "load", "image-archive", getenv(t, envCanaryTar), "--name", h.name); err != nil {
-			return err
-		}
-		manifest := strings.ReplaceAll(haWorkloads, "IMAGE", "docker.io/"+getenv(t, envCanaryImage))
-		if err := h.apply(strings.ReplaceAll(manifest, "WORKER", workers[0])); err != nil {
-			return err
-		}
-		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/canary", "deployment/pv-canary")
-		return err
-	})
+	h.must("deploy the canaries", func() error { return h.deployCanaries(haWorkloads, workers[0]) })
 	h.must("the canary runs one replica on each worker", func() error {
 		return eventually(time.Minute, func() error { return h.canaryOnWorkers(workers) })
 	})
@@ -252,16 +242,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		_, err := h.canary("write", "/data/canary.txt", token)
 		return err
 	})
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error {
-		if err := h.apply(etcdKeysManifest(token)); err != nil {
-			return err
-		}
-		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
-		if err != nil {
-			return err
-		}
-		return checkEtcdKeys(out, token)
-	})
+	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error { return h.writeEtcdKeys(token) })
 	// not a must: the measured upgrade is worth running even if this way
 	// of asking etcd fails
 	h.check("etcd has a healthy member on each control-plane node before the upgrade", func() error {
@@ -399,13 +380,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	writeFile(t, h.artifacts, "ha-report.txt", report+"\n"+before+"\n"+after)
 
 	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
-	h.check("the API server runs "+to, func() error {
-		v, err := h.serverVersion()
-		if err == nil && v != to {
-			err = fmt.Errorf("the API server reports %s", v)
-		}
-		return err
-	})
+	h.check("the API server runs "+to, func() error { return h.serverAt(to) })
 	h.check("every control-plane node's static pods run "+to+"'s images and are Ready", func() error {
 		return eventually(2*time.Minute, func() error {
 			return h.staticPods(controlPlanes, map[string]string{

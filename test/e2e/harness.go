@@ -373,3 +373,38 @@ func (h *harness) interruptedUpgrade(imageDir, marker string, delay time.Duratio
 	}
 	return events.String(), nil
 }
+
+// deployCanaries loads the canary image into the cluster, applies manifest
+// with its IMAGE and WORKER filled in, and waits for both canaries.
+func (h *harness) deployCanaries(manifest, worker string) error {
+	if _, err := h.run(nil, h.kind, "load", "image-archive", getenv(h.t, envCanaryTar), "--name", h.name); err != nil {
+		return err
+	}
+	manifest = strings.ReplaceAll(manifest, "IMAGE", "docker.io/"+getenv(h.t, envCanaryImage))
+	if err := h.apply(strings.ReplaceAll(manifest, "WORKER", worker)); err != nil {
+		return err
+	}
+	_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/canary", "deployment/pv-canary")
+	return err
+}
+
+// writeEtcdKeys writes etcdKeysManifest(token) and reads it back.
+func (h *harness) writeEtcdKeys(token string) error {
+	if err := h.apply(etcdKeysManifest(token)); err != nil {
+		return err
+	}
+	out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
+	if err != nil {
+		return err
+	}
+	return checkEtcdKeys(out, token)
+}
+
+// serverAt returns nil when the API server reports version.
+func (h *harness) serverAt(version string) error {
+	v, err := h.serverVersion()
+	if err == nil && v != version {
+		err = fmt.Errorf("the API server reports %s", v)
+	}
+	return err
+}

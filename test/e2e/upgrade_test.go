@@ -205,17 +205,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 	before := h.versions("Before the upgrade")
 	t.Log(before)
 
-	h.must("deploy the canaries", func() error {
-		if _, err := h.run(nil, h.kind, "load", "image-archive", getenv(t, envCanaryTar), "--name", h.name); err != nil {
-			return err
-		}
-		manifest := strings.ReplaceAll(workloads, "IMAGE", "docker.io/"+getenv(t, envCanaryImage))
-		if err := h.apply(strings.ReplaceAll(manifest, "WORKER", worker)); err != nil {
-			return err
-		}
-		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/canary", "deployment/pv-canary")
-		return err
-	})
+	h.must("deploy the canaries", func() error { return h.deployCanaries(workloads, worker) })
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
 	h.must("the claim is bound to a volume the local-path provisioner made", func() error {
 		out, err := h.kubectl("get", "pv", "-o", `jsonpath={range .items[*]}{.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/provisioned-by}{"\n"}{end}`)
@@ -287,13 +277,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 		writeFile(t, h.artifacts, "control-plane-upgrade-events.jsonl", cpEvents)
 		return err
 	})
-	h.check("at the skew stop, the API server runs "+to, func() error {
-		v, err := h.serverVersion()
-		if err == nil && v != to {
-			err = fmt.Errorf("the API server reports %s", v)
-		}
-		return err
-	})
+	h.check("at the skew stop, the API server runs "+to, func() error { return h.serverAt(to) })
 	h.check("at the skew stop, etcd, CoreDNS and kube-proxy run the target's images", func() error {
 		for _, c := range []struct{ selector, image string }{
 			{"component=etcd", getenv(t, envEtcd)},
@@ -337,13 +321,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 	t.Log("\n" + report.String())
 
 	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
-	h.check("the API server runs "+to, func() error {
-		v, err := h.serverVersion()
-		if err == nil && v != to {
-			err = fmt.Errorf("the API server reports %s", v)
-		}
-		return err
-	})
+	h.check("the API server runs "+to, func() error { return h.serverAt(to) })
 	h.check("etcd runs "+getenv(t, envEtcd), func() error {
 		return h.podImage("component=etcd", getenv(t, envEtcd))
 	})
