@@ -24,7 +24,9 @@
 #   make e2e-faults  the end-to-end test that stops the upgrade at every point
 #                  of a chain (signals, killed docker exec, restarted node)
 #                  and resumes it (needs root)
-#   make test      unit, then e2e, e2e-ha and the short fault chain
+#   make e2e-pinned  the end-to-end test of a cluster whose kubeadmConfigPatches
+#                  pin etcd's and CoreDNS's images (needs root)
+#   make test      unit, then e2e, e2e-pinned, e2e-ha and the short fault chain
 #   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
 #   make lint      golangci-lint only
 #   make e2e-matrix  the e2e for every version pair of the matrix (needs root)
@@ -86,10 +88,14 @@ e2e-faults: build
 e2e-faults-short: build
 	hack/make-rules/e2e.sh faults-short
 
+e2e-pinned: build
+	hack/make-rules/e2e.sh pinned
+
 # unit, then the end-to-end tests (not in parallel, even under make -j)
 test:
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
+	@$(MAKE) --no-print-directory e2e-pinned
 	@$(MAKE) --no-print-directory e2e-ha
 	@$(MAKE) --no-print-directory e2e-faults-short
 
@@ -110,4 +116,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short test demo verify lint shellcheck clean
+.PHONY: all build install unit e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned test demo verify lint shellcheck clean

@@ -13,7 +13,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# run.sh [upgrade|ha|faults|faults-short]: runs one offline end-to-end test. Both build (or
+# run.sh [upgrade|ha|faults|faults-short|pinned]: runs one offline end-to-end test. Both build (or
 # reuse) the same offline artifacts and create their cluster at E2E_FROM
 # (default v1.36.3) with bin/kind.
 #
@@ -48,6 +48,13 @@
 #     every point was reached, that no finished work ran twice, and the
 #     end state. Writes faults-report.txt and each run's events to
 #     ${ARTIFACTS}/faults or ${ARTIFACTS}/faults-short.
+#   pinned (make e2e-pinned, part of make test):
+#     TestIntegrationUpgradePinnedImages creates 1 control-plane node whose
+#     kubeadmConfigPatches pin etcd and CoreDNS to E2E_FROM's tags, upgrades
+#     it with an --image-dir that lacks the target's etcd and CoreDNS
+#     archives, and checks that everything else runs E2E_TO while etcd and
+#     CoreDNS keep the pinned images, with no data lost. Writes
+#     pinned-report.txt and the events to ${ARTIFACTS}/pinned.
 #
 # Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind
 # (make build).
@@ -74,8 +81,13 @@ case "${SUITE}" in
     export E2E_FAULTS=full
     [[ "${SUITE}" == faults ]] || E2E_FAULTS=short
     ;;
+  pinned)
+    TEST=TestIntegrationUpgradePinnedImages REPORT=pinned-report.txt
+    ARTIFACTS="${ARTIFACTS}/pinned"
+    export E2E_PINNED=1
+    ;;
   *)
-    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, faults or faults-short" >&2
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, faults, faults-short or pinned" >&2
     exit 1
     ;;
 esac
@@ -102,6 +114,8 @@ export E2E_FROM="${E2E_FROM_VERSION}"
 export E2E_TO="${E2E_TO_VERSION}"
 export E2E_ETCD_IMAGE="${TO_ETCD_IMAGE}"
 export E2E_COREDNS_IMAGE="${TO_COREDNS_IMAGE}"
+export E2E_FROM_ETCD_IMAGE="${FROM_ETCD_IMAGE}"
+export E2E_FROM_COREDNS_IMAGE="${FROM_COREDNS_IMAGE}"
 export E2E_UNCHANGED_IMAGES=""
 # (not pause: kind's node images hold containerd's sandbox image instead of
 # kubeadm's pause, so the nodes lack it whatever its version)

@@ -13,8 +13,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# e2e.sh [upgrade|ha|faults|faults-short]: one end-to-end test (make e2e,
-# make e2e-ha, make e2e-faults). Makes
+# e2e.sh [upgrade|ha|faults|faults-short|pinned]: one end-to-end test (make
+# e2e, make e2e-ha, make e2e-faults, make e2e-pinned). Makes
 # sure a Docker engine runs (hack/e2e/docker-setup.sh installs and starts one
 # if needed), then runs hack/e2e/run.sh with the same argument. Needs root. The first run builds every image and
 # binary offline and caches them (see hack/e2e/build-artifacts.sh).

@@ -79,7 +79,7 @@ func TestHAManifests(t *testing.T) {
 		t.Errorf("pv-canary nodeSelector %s", got)
 	}
 
-	for _, config := range []string{haClusterConfig, haClusterConfig + cgroupV1Patch} {
+	for _, config := range []string{haClusterConfig, withPatch(haClusterConfig, cgroupV1Patch)} {
 		var c struct {
 			Nodes []struct {
 				Role string `json:"role"`

@@ -40,11 +40,22 @@ nodes:
 
 // cgroupV1Patch is what a kind user adds on a cgroup v1 host: from v1.35
 // the kubelet refuses cgroup v1 unless its configuration allows it.
-const cgroupV1Patch = `kubeadmConfigPatches:
-- |
-  kind: KubeletConfiguration
-  failCgroupV1: false
+const cgroupV1Patch = `kind: KubeletConfiguration
+failCgroupV1: false
 `
+
+// withPatch returns the kind config with patch added to its
+// kubeadmConfigPatches, which must be its last key when it has them.
+func withPatch(config, patch string) string {
+	if !strings.Contains(config, "\nkubeadmConfigPatches:\n") {
+		config += "kubeadmConfigPatches:\n"
+	}
+	config += "- |\n"
+	for _, line := range strings.SplitAfter(strings.TrimSuffix(patch, "\n"), "\n") {
+		config += "  " + line
+	}
+	return config + "\n"
+}
 
 // cgroupV1Host reports whether Docker runs on a cgroup v1 host.
 func (h *harness) cgroupV1Host() (bool, error) {
@@ -66,7 +77,7 @@ func (h *harness) configForHost(config, from string) (string, error) {
 	if v1 && minorOf(from) >= 35 {
 		h.t.Log("cgroup v1 host: the cluster's kubelets get failCgroupV1: false")
 		h.cgroupPatched = true
-		return config + cgroupV1Patch, nil
+		return withPatch(config, cgroupV1Patch), nil
 	}
 	return config, nil
 }

@@ -246,7 +246,7 @@ func TestUpgradeOrderAndRoles(t *testing.T) {
 	// control-plane images only on control-plane nodes; the rest everywhere
 	for _, n := range c.Nodes {
 		isCP := strings.Contains(n.Name, "control-plane")
-		for _, image := range fakenode.KubeadmImages(target, "") {
+		for _, image := range fakenode.KubeadmImages(target, fakenode.ImageConfig{}) {
 			cpOnly := strings.Contains(image, "apiserver") || strings.Contains(image, "controller-manager") ||
 				strings.Contains(image, "scheduler") || strings.Contains(image, "etcd")
 			pinned, present := n.Images[image]
@@ -297,7 +297,7 @@ func TestReleaseTarballGivenDirectly(t *testing.T) {
 	})
 	// with them preloaded it works from the tarball alone
 	for _, n := range e.cluster.Nodes {
-		for _, image := range fakenode.KubeadmImages(target, "")[4:] {
+		for _, image := range fakenode.KubeadmImages(target, fakenode.ImageConfig{})[4:] {
 			n.Images[image] = true
 		}
 	}
@@ -319,7 +319,7 @@ func TestImageDirLayouts(t *testing.T) {
 		var b strings.Builder
 		for _, n := range e.cluster.Nodes {
 			fmt.Fprintf(&b, "%s %s %s\n", n.Name, n.KubeletVersion, n.Files["/kind/version"].Content)
-			for _, image := range fakenode.KubeadmImages(target, "") {
+			for _, image := range fakenode.KubeadmImages(target, fakenode.ImageConfig{}) {
 				fmt.Fprintf(&b, "  %s %v\n", image, n.Images[image])
 			}
 		}

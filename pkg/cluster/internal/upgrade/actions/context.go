@@ -114,10 +114,12 @@ type State struct {
 	TargetVersion *semver.Version
 	// From is the control plane's version before the upgrade.
 	From string
-	// Images are the images `kubeadm config images list` gives for Target.
+	// Images are the images `kubeadm config images list` gives for Target
+	// with the cluster's image settings (repository, etcd and CoreDNS).
 	Images []string
-	// ImageRepository is the cluster's imageRepository, if it sets one.
-	ImageRepository string
+	// ClusterConfig is the cluster's kubeadm ClusterConfiguration as
+	// preflight read it.
+	ClusterConfig *kube.ClusterConfiguration
 	// Bootstrap is the control-plane node `kubeadm upgrade apply` runs on.
 	Bootstrap nodes.Node
 	// ControlPlanes are the control-plane nodes, Bootstrap first.

@@ -33,22 +33,52 @@ var kubeadmImages = map[string]struct{ etcd, coredns, pause string }{
 	"1.37": {"3.7.0-0", "v1.14.6", "3.10.2"},
 }
 
+// ImageConfig is what a cluster's ClusterConfiguration says about kubeadm's
+// images (a kind user changes it with kubeadmConfigPatches); the zero value
+// is kubeadm's defaults.
+type ImageConfig struct {
+	// Repository is imageRepository (default registry.k8s.io).
+	Repository string
+	// EtcdRepository and EtcdTag are etcd.local's imageRepository and
+	// imageTag.
+	EtcdRepository, EtcdTag string
+	// DNSRepository and DNSTag are dns's imageRepository and imageTag.
+	DNSRepository, DNSTag string
+}
+
 // KubeadmImages returns `kubeadm config images list` for version (e.g.
-// "v1.34.4") and repository (default registry.k8s.io).
-func KubeadmImages(version, repository string) []string {
+// "v1.34.4") and a cluster's image settings, with the real kubeadm's rules:
+// etcd and CoreDNS use the cluster's repository unless their own is set,
+// CoreDNS in the default repository lives under coredns/, and a set tag
+// replaces the one kubeadm pairs with version.
+func KubeadmImages(version string, cfg ImageConfig) []string {
+	repository := cfg.Repository
 	if repository == "" {
 		repository = "registry.k8s.io"
 	}
 	v := kubeadmImages[minor(version)]
+	etcdRepository, etcdTag := or(cfg.EtcdRepository, repository), or(cfg.EtcdTag, v.etcd)
+	dnsRepository, dnsTag := or(cfg.DNSRepository, repository), or(cfg.DNSTag, v.coredns)
+	if dnsRepository == "registry.k8s.io" {
+		dnsRepository += "/coredns"
+	}
 	return []string{
 		repository + "/kube-apiserver:" + version,
 		repository + "/kube-controller-manager:" + version,
 		repository + "/kube-scheduler:" + version,
 		repository + "/kube-proxy:" + version,
-		repository + "/coredns/coredns:" + v.coredns,
+		dnsRepository + "/coredns:" + dnsTag,
 		repository + "/pause:" + v.pause,
-		repository + "/etcd:" + v.etcd,
+		etcdRepository + "/etcd:" + etcdTag,
 	}
+}
+
+// or returns value, or fallback when value is empty.
+func or(value, fallback string) string {
+	if value == "" {
+		return fallback
+	}
+	return value
 }
 
 // minor returns "1.34" for "v1.34.4".

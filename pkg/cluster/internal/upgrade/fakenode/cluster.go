@@ -131,7 +131,11 @@ type Cluster struct {
 	Nodes []*Node
 	// KubernetesVersion is the ClusterConfiguration's kubernetesVersion.
 	KubernetesVersion string
-	ImageRepository   string
+	// ImageConfig is the ClusterConfiguration's image settings.
+	ImageConfig ImageConfig
+	// ConfigAPIVersion is the ClusterConfiguration's apiVersion as kubeadm
+	// stored it (kubeadm.k8s.io/v1beta4 when empty).
+	ConfigAPIVersion string
 	// KubeProxy and CoreDNS are the images of those add-ons.
 	KubeProxy, CoreDNS string
 	// StorageDown makes kind's local-path provisioner unavailable, as when
@@ -174,15 +178,23 @@ type Cluster struct {
 // NewCluster returns a healthy cluster at version with the given number of
 // control-plane and worker nodes, named like kind names them.
 func NewCluster(name, version string, controlPlanes, workers int) *Cluster {
+	return NewClusterWithImages(name, version, controlPlanes, workers, ImageConfig{Repository: "registry.k8s.io"})
+}
+
+// NewClusterWithImages returns NewCluster's cluster created with the image
+// settings of cfg, as kind creates it from a config whose
+// kubeadmConfigPatches set them: its nodes run the images kubeadm lists
+// with cfg.
+func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg ImageConfig) *Cluster {
 	c := &Cluster{
 		KubernetesVersion: version,
-		ImageRepository:   "registry.k8s.io",
+		ImageConfig:       cfg,
 		APIServerUp:       true,
 		KubeletConfig:     KindKubeletConfig,
 		Delays:            Delays{APIRequests: 2, PodReads: 2, NodeReads: 2},
 		keyCounts:         map[string]int{},
 	}
-	images := KubeadmImages(version, "")
+	images := KubeadmImages(version, cfg)
 	c.KubeProxy = images[3]
 	c.CoreDNS = images[4]
 	add := func(nodeName, role string) {

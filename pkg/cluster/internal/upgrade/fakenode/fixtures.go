@@ -127,7 +127,7 @@ func WriteRelease(dir, version, arch string, layout Layout) (string, error) {
 	for _, name := range []string{"kubeadm", "kubelet", "kubectl"} {
 		files[bin+name] = Binary(name, version, arch)
 	}
-	for _, image := range KubeadmImages(version, "") {
+	for _, image := range KubeadmImages(version, ImageConfig{}) {
 		component := imageref.Component(image)
 		switch component {
 		case "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy":

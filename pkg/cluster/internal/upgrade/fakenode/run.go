@@ -312,13 +312,14 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 	if !ok || name != "kubeadm" {
 		return "exec format error", 126
 	}
-	repository := ""
-	for i, a := range args {
-		if a == "--image-repository" && i+1 < len(args) {
-			repository = args[i+1]
-		}
+	if len(args) != 4 {
+		return "fakenode: the probe takes the cluster's image settings as $1", 127
 	}
-	return version + "\n" + strings.Join(KubeadmImages(version, repository), "\n") + "\n", 0
+	cfg, err := parseImagesConfig(args[3])
+	if err != nil {
+		return version + "\n" + err.Error(), 1
+	}
+	return version + "\n" + strings.Join(KubeadmImages(version, cfg), "\n") + "\n", 0
 }
 
 func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
@@ -436,7 +437,7 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 		default:
 			return "unknown command", 1
 		}
-		images := KubeadmImages(target, c.ImageRepository)
+		images := KubeadmImages(target, c.ImageConfig)
 		if isCP {
 			for _, image := range images {
 				// present is enough: kubeadm pulls only what is missing
@@ -539,7 +540,7 @@ func (n *Node) runKubectl(args []string) (string, int) {
 	case joined == "get daemonsets,deployments --namespace=local-path-storage -o json":
 		return toJSON(map[string]interface{}{"items": c.storageWorkloads()}), 0
 	case joined == "get configmap kubeadm-config --namespace=kube-system -o jsonpath={.data.ClusterConfiguration}":
-		return fmt.Sprintf("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: %s\nimageRepository: %s\n", c.KubernetesVersion, c.ImageRepository), 0
+		return c.clusterConfiguration(), 0
 	case joined == "get configmap kubelet-config --namespace=kube-system -o jsonpath={.data.kubelet}":
 		return c.KubeletConfig, 0
 	case joined == "get --raw=/readyz":

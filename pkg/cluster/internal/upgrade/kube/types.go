@@ -256,10 +256,61 @@ func fmtDetail(want, updated, available int32) string {
 }
 
 // ClusterConfiguration is the part of kubeadm's ClusterConfiguration the
-// upgrade looks at.
+// upgrade looks at: the version and what decides kubeadm's images.
 type ClusterConfiguration struct {
-	KubernetesVersion string `json:"kubernetesVersion"`
-	ImageRepository   string `json:"imageRepository"`
+	APIVersion        string    `json:"apiVersion"`
+	KubernetesVersion string    `json:"kubernetesVersion"`
+	ImageRepository   string    `json:"imageRepository"`
+	Etcd              Etcd      `json:"etcd"`
+	DNS               ImageMeta `json:"dns"`
+}
+
+// Etcd is a ClusterConfiguration's etcd section: Local is nil for an
+// external etcd (which kind does not set up).
+type Etcd struct {
+	Local *ImageMeta `json:"local,omitempty"`
+}
+
+// ImageMeta is kubeadm's per-component image override (etcd.local and dns
+// in a ClusterConfiguration), which a kind user sets with
+// kubeadmConfigPatches.
+type ImageMeta struct {
+	ImageRepository string `json:"imageRepository,omitempty"`
+	ImageTag        string `json:"imageTag,omitempty"`
+}
+
+// imagesConfig is the document ImagesConfig renders.
+type imagesConfig struct {
+	APIVersion      string     `json:"apiVersion"`
+	Kind            string     `json:"kind"`
+	ImageRepository string     `json:"imageRepository,omitempty"`
+	Etcd            *Etcd      `json:"etcd,omitempty"`
+	DNS             *ImageMeta `json:"dns,omitempty"`
+}
+
+// ImagesConfig returns a ClusterConfiguration document, in the cluster's
+// own apiVersion, holding only the fields that decide which images kubeadm
+// lists: the image repository and the etcd and CoreDNS overrides. It has
+// no kubernetesVersion; the caller appends the target's. Given to
+// `kubeadm config images list --config`, it makes the new kubeadm list the
+// images its `upgrade apply` will use on this cluster, where the defaults
+// would name an etcd or CoreDNS the cluster was told not to run.
+func (c *ClusterConfiguration) ImagesConfig() ([]byte, error) {
+	doc := imagesConfig{APIVersion: c.APIVersion, Kind: "ClusterConfiguration", ImageRepository: c.ImageRepository}
+	if doc.APIVersion == "" {
+		return nil, errors.New("kubeadm ClusterConfiguration has no apiVersion")
+	}
+	if l := c.Etcd.Local; l != nil && *l != (ImageMeta{}) {
+		doc.Etcd = &Etcd{Local: l}
+	}
+	if c.DNS != (ImageMeta{}) {
+		doc.DNS = &c.DNS
+	}
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		return nil, errors.Wrap(err, "failed to write kubeadm ClusterConfiguration")
+	}
+	return b, nil
 }
 
 // ParseClusterConfiguration parses the ClusterConfiguration document stored

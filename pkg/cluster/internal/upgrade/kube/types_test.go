@@ -145,6 +145,50 @@ func TestParseClusterConfiguration(t *testing.T) {
 	}
 }
 
+func TestImagesConfig(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, stored, want string
+	}{
+		{
+			name:   "kubeadm's defaults",
+			stored: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.36.3\nimageRepository: registry.k8s.io\netcd:\n  local:\n    dataDir: /var/lib/etcd\ndns: {}\nnetworking:\n  podSubnet: 10.244.0.0/16\n",
+			want:   "apiVersion: kubeadm.k8s.io/v1beta4\nimageRepository: registry.k8s.io\nkind: ClusterConfiguration\n",
+		},
+		{
+			name:   "etcd and CoreDNS pinned by kubeadmConfigPatches",
+			stored: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.36.3\nimageRepository: registry.k8s.io\netcd:\n  local:\n    dataDir: /var/lib/etcd\n    imageTag: 3.6.8-0\ndns:\n  imageRepository: registry.example/dns\n  imageTag: v1.14.2\n",
+			want:   "apiVersion: kubeadm.k8s.io/v1beta4\ndns:\n  imageRepository: registry.example/dns\n  imageTag: v1.14.2\netcd:\n  local:\n    imageTag: 3.6.8-0\nimageRepository: registry.k8s.io\nkind: ClusterConfiguration\n",
+		},
+		{
+			name:   "an older apiVersion is kept",
+			stored: "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nkubernetesVersion: v1.30.4\nimageRepository: registry.example/k8s\netcd:\n  local:\n    imageRepository: registry.example/etcd\n",
+			want:   "apiVersion: kubeadm.k8s.io/v1beta3\netcd:\n  local:\n    imageRepository: registry.example/etcd\nimageRepository: registry.example/k8s\nkind: ClusterConfiguration\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseClusterConfiguration([]byte(tc.stored))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := cfg.ImagesConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+	cfg, err := ParseClusterConfiguration([]byte("kind: ClusterConfiguration\nkubernetesVersion: v1.36.3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.ImagesConfig(); err == nil {
+		t.Error("a configuration without apiVersion gave a document for kubeadm")
+	}
+}
+
 func TestParseKubeletConfiguration(t *testing.T) {
 	t.Parallel()
 	cfg, err := ParseKubeletConfiguration([]byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: false\nfailCgroupV1: false\n"))

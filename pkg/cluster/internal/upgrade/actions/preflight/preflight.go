@@ -202,7 +202,7 @@ func checkCluster(ctx *actions.Context) error {
 	if err != nil {
 		return errors.Wrap(err, "failed to read the cluster's kubeadm configuration: is the API server up?")
 	}
-	st.ImageRepository = cfg.ImageRepository
+	st.ClusterConfig = cfg
 	from, err := plan.ParseVersion(cfg.KubernetesVersion)
 	if err != nil {
 		return err
@@ -279,8 +279,10 @@ func readyNodes(ctx *actions.Context) ([]kube.Node, error) {
 }
 
 // probeScript stages kubeadm (stdin) in a temporary folder, prints its
-// version and the images it needs for that version, and removes it. The
-// folder is under /var/tmp: kind mounts /tmp noexec.
+// version and the images it needs for that version with the cluster's
+// image settings ($1: ClusterConfiguration.ImagesConfig, to which it adds
+// kubeadm's version), and removes it. The folder is under /var/tmp: kind
+// mounts /tmp noexec.
 const probeScript = `set -e
 d=$(mktemp -d /var/tmp/kind-upgrade-probe.XXXXXX)
 trap 'rm -rf "$d"' EXIT
@@ -288,18 +290,22 @@ cat > "$d/kubeadm"
 chmod 0755 "$d/kubeadm"
 v=$("$d/kubeadm" version -o short)
 echo "$v"
-"$d/kubeadm" config images list --kubernetes-version "$v" "$@"`
+printf '%skubernetesVersion: %s\n' "$1" "$v" > "$d/config.yaml"
+"$d/kubeadm" config images list --config "$d/config.yaml"`
 
 // probeKubeadm runs the new kubeadm on the bootstrap node to learn the
-// target version and the images it needs.
+// target version and the images its upgrade uses on this cluster: an etcd
+// or CoreDNS repository or tag set by kubeadmConfigPatches is followed, as
+// `kubeadm upgrade apply` follows it.
 func probeKubeadm(ctx *actions.Context) error {
 	st := ctx.State
-	args := []string{"-c", probeScript, "sh"}
-	if st.ImageRepository != "" {
-		args = append(args, "--image-repository", st.ImageRepository)
+	config, err := st.ClusterConfig.ImagesConfig()
+	if err != nil {
+		return err
 	}
+	args := []string{"-c", probeScript, "sh", string(config)}
 	var out []byte
-	err := ctx.Source.Walk(
+	err = ctx.Source.Walk(
 		func(a *artifacts.Artifact) bool { return a == ctx.Source.Binaries["kubeadm"] },
 		func(_ *artifacts.Artifact, r io.Reader) error {
 			var err error
@@ -308,6 +314,14 @@ func probeKubeadm(ctx *actions.Context) error {
 		},
 	)
 	if err != nil {
+		printed := string(out)
+		if runErr := exec.RunErrorForError(err); runErr != nil {
+			printed = string(runErr.Output)
+		}
+		if v, _, _ := strings.Cut(printed, "\n"); strings.HasPrefix(v, "v") {
+			// it ran: `config images list` refused the cluster's settings
+			return errors.Wrapf(err, "kubeadm %s from --image-dir failed to list its images for this cluster's kubeadm configuration (kubeadm-config ConfigMap in kube-system): see its output", v)
+		}
 		return errors.Wrapf(err, "failed to run kubeadm from --image-dir on node %q: is it a working kubeadm for this architecture?", st.Bootstrap)
 	}
 	target, images, err := ParseProbe(string(out))
