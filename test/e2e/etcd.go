@@ -19,6 +19,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -186,4 +187,55 @@ func checkEtcdMembers(members []etcdMember, statuses map[string]etcdStatus, cont
 		problems = append(problems, fmt.Sprintf("the members disagree on the leader: %v", leaders))
 	}
 	return joinProblems("etcd", problems)
+}
+
+// etcdKeys is how many ConfigMaps the tests write before the upgrade and
+// reads back (through each API server in the HA test) after it.
+const etcdKeys = 20
+
+// etcdKeysManifest is the namespace e2e-etcd and its ConfigMaps key-00,
+// key-01, ..., each holding value <token>-<index>.
+func etcdKeysManifest(token string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: e2e-etcd\n")
+	for i := 0; i < etcdKeys; i++ {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key-%02d\n  namespace: e2e-etcd\ndata:\n  value: %q\n", i, fmt.Sprintf("%s-%02d", token, i))
+	}
+	return b.String()
+}
+
+// checkEtcdKeys checks `kubectl get configmaps --namespace e2e-etcd -o
+// json` against etcdKeysManifest(token): every key, with its value, and no
+// other (the namespace's kube-root-ca.crt aside).
+func checkEtcdKeys(out, token string) error {
+	var list struct {
+		Items []struct {
+			Metadata struct{ Name string } `json:"metadata"`
+			Data     map[string]string     `json:"data"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return err
+	}
+	got := map[string]string{}
+	for _, it := range list.Items {
+		if strings.HasPrefix(it.Metadata.Name, "key-") {
+			got[it.Metadata.Name] = it.Data["value"]
+		}
+	}
+	var problems []string
+	for i := 0; i < etcdKeys; i++ {
+		name, want := fmt.Sprintf("key-%02d", i), fmt.Sprintf("%s-%02d", token, i)
+		if v, ok := got[name]; !ok {
+			problems = append(problems, name+" is missing")
+		} else if v != want {
+			problems = append(problems, fmt.Sprintf("%s holds %q, want %q", name, v, want))
+		}
+		delete(got, name)
+	}
+	for name := range got {
+		problems = append(problems, name+" was not written by the test")
+	}
+	sort.Strings(problems)
+	return joinProblems("the ConfigMaps written before the upgrade", problems)
 }

@@ -143,6 +143,9 @@ func parseSHA256Sum(lines []string) (map[string]string, error) {
 func InstallBinary(ctx context.Context, n nodes.Node, src, dest string) error {
 	tmp := dest + ".new"
 	if err := n.CommandContext(ctx, "ln", "-f", src, tmp).Run(); err != nil {
+		if ctx.Err() != nil {
+			return errors.Wrapf(err, "cancelled while linking %s to %s on %s", src, tmp, n)
+		}
 		if err := n.CommandContext(ctx, "cp", src, tmp).Run(); err != nil {
 			return errors.Wrapf(err, "failed to copy %s to %s on %s", src, tmp, n)
 		}

@@ -35,6 +35,16 @@ func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, 
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	var lastErr error
+	expired := func() error {
+		if parent.Err() != nil {
+			// the caller gave up (Ctrl-C, a cancelled context), not the wait
+			return errors.Wrapf(parent.Err(), "cancelled while waiting for %s", what)
+		}
+		if lastErr != nil {
+			return errors.Wrapf(lastErr, "timed out after %s waiting for %s", timeout, what)
+		}
+		return errors.Errorf("timed out after %s waiting for %s", timeout, what)
+	}
 	for {
 		ok, err := cond()
 		if err == nil && ok {
@@ -43,16 +53,14 @@ func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, 
 		if err != nil {
 			lastErr = err
 		}
+		// checked before the select, which picks at random among ready
+		// cases: a tick must not poll again once the wait is over
+		if ctx.Err() != nil {
+			return expired()
+		}
 		select {
 		case <-ctx.Done():
-			if parent.Err() != nil {
-				// the caller gave up (Ctrl-C, a cancelled context), not the wait
-				return errors.Wrapf(parent.Err(), "cancelled while waiting for %s", what)
-			}
-			if lastErr != nil {
-				return errors.Wrapf(lastErr, "timed out after %s waiting for %s", timeout, what)
-			}
-			return errors.Errorf("timed out after %s waiting for %s", timeout, what)
+			return expired()
 		case <-ticker.C:
 		}
 	}

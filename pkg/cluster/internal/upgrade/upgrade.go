@@ -164,7 +164,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	src, err := artifacts.Open(opts.ImageDir)
+	src, err := artifacts.Open(opts.Context, opts.ImageDir)
 	if err != nil {
 		return errors.Wrap(err, "invalid --image-dir")
 	}

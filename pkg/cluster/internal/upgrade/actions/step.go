@@ -17,6 +17,10 @@ limitations under the License.
 package actions
 
 import (
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/errors"
+
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
@@ -85,13 +89,13 @@ func (c *Context) RunSteps(phase, node string, steps []Step) error {
 			err := c.Report.Run(report.Scope{Phase: phase, Node: node, Step: s.name()}, func() (bool, string, error) {
 				work, reason, err := s.check()
 				if err != nil {
-					return false, "", err
+					return false, "", c.Cancelled(err)
 				}
 				if work == nil {
 					return true, reason, nil
 				}
 				ran = true
-				return false, "", work()
+				return false, "", c.Cancelled(work())
 			})
 			if err != nil {
 				return false, "", err
@@ -99,6 +103,16 @@ func (c *Context) RunSteps(phase, node string, steps []Step) error {
 		}
 		return !ran, "", nil
 	})
+}
+
+// Cancelled returns err, saying that the run was cancelled when its
+// context is done: a command stopped by Ctrl-C fails with an error of its
+// own ("exit status 1", "signal: killed") that does not say why.
+func (c *Context) Cancelled(err error) error {
+	if err == nil || c.Context == nil || c.Err() == nil || strings.Contains(err.Error(), "cancelled") {
+		return err
+	}
+	return errors.Wrap(err, "cancelled")
 }
 
 // StepNames lists the names of steps, for the dry-run plan.
@@ -121,7 +135,7 @@ type Check struct {
 func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) error {
 	for _, check := range checks {
 		err := c.Report.Run(report.Scope{Phase: phase, Step: check.Name}, func() (bool, string, error) {
-			return false, "", check.Run(c)
+			return false, "", c.Cancelled(check.Run(c))
 		})
 		if err != nil {
 			return err

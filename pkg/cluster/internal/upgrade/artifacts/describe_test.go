@@ -17,6 +17,7 @@ limitations under the License.
 package artifacts
 
 import (
+	"context"
 	"debug/elf"
 	"path/filepath"
 	"runtime"
@@ -187,7 +188,7 @@ func TestDescribe(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			given := tc.setup(t, dir)
-			s, err := Open(given)
+			s, err := Open(context.Background(), given)
 			if err != nil {
 				t.Fatalf("Open(%s): %v", given, err)
 			}

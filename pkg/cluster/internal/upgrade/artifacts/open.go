@@ -17,6 +17,7 @@ limitations under the License.
 package artifacts
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -61,7 +62,7 @@ const releaseTarballPattern = "kubernetes-server-linux-*.tar.gz"
 //     _output/local/bin/linux/<arch>, whichever has the newer kubeadm, and
 //     the *.tar of _output/release-images/<arch>. With builds for several
 //     architectures, <arch> is this machine's.
-func Open(path string) (*Source, error) {
+func Open(ctx context.Context, path string) (*Source, error) {
 	if path == "" {
 		return nil, errors.New("--image-dir is empty: " + layoutsHelp)
 	}
@@ -77,12 +78,12 @@ func Open(path string) (*Source, error) {
 			return nil, errors.Errorf("--image-dir %s is a file but not a release tarball (*.tar.gz or *.tgz): %s", path, layoutsHelp)
 		}
 		s := &Source{Path: path, Layout: LayoutReleaseTarball}
-		if err := s.indexTarball(path); err != nil {
+		if err := s.indexTarball(ctx, path); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	return openDir(path)
+	return openDir(ctx, path)
 }
 
 // isTarballName reports whether a file name is that of a gzip tarball.
@@ -91,7 +92,7 @@ func isTarballName(name string) bool {
 }
 
 // openDir detects the layout of the folder dir and indexes it.
-func openDir(dir string) (*Source, error) {
+func openDir(ctx context.Context, dir string) (*Source, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, errors.Wrapf(err, "failed to read --image-dir %s", dir)
@@ -116,7 +117,7 @@ func openDir(dir string) (*Source, error) {
 	}
 	if len(tarballs) == 1 {
 		s := &Source{Path: dir, Layout: LayoutReleaseTarball}
-		if err := s.indexTarball(tarballs[0]); err != nil {
+		if err := s.indexTarball(ctx, tarballs[0]); err != nil {
 			return nil, err
 		}
 		if err := s.indexArchiveFiles(dir); err != nil {

@@ -18,6 +18,7 @@ package artifacts
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"io"
 	"os"
@@ -309,7 +310,7 @@ func TestOpenLayouts(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			given := tc.setup(t, dir)
-			s, err := Open(given)
+			s, err := Open(context.Background(), given)
 			if err != nil {
 				t.Fatalf("Open(%s): %v", given, err)
 			}
@@ -740,7 +741,7 @@ func TestOpenErrors(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			given := tc.setup(t, dir)
-			s, err := Open(given)
+			s, err := Open(context.Background(), given)
 			if err == nil {
 				t.Fatalf("Open(%s) = %+v, want an error", given, s)
 			}
@@ -797,7 +798,7 @@ func TestOpenUnreadable(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = os.Chmod(locked, info.Mode().Perm()) })
-			_, err = Open(given)
+			_, err = Open(context.Background(), given)
 			if want := strings.ReplaceAll(tc.want, "<dir>", dir); err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("Open error = %v, want it to contain %q", err, want)
 			}

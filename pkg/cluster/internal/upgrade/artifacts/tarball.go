@@ -19,6 +19,7 @@ package artifacts
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"io"
 	"os"
 	"path"
@@ -42,34 +43,48 @@ var errStop = errors.NewWithoutStack("stop")
 
 // tarballPass decompresses the tarball once and calls visit for each entry
 // with a reader of its content. visit returns errStop to end the pass.
-// A pass that reads to the end also verifies the gzip checksum.
-func (s *Source) tarballPass(tarball string, visit func(hdr *tar.Header, r io.Reader) error) error {
+// A pass that reads to the end also verifies the gzip checksum. Cancelling
+// ctx stops the pass at the next entry or its next read of the file, a few
+// kilobytes on, whichever comes first.
+func (s *Source) tarballPass(ctx context.Context, tarball string, visit func(hdr *tar.Header, r io.Reader) error) error {
 	f, err := os.Open(tarball)
 	if err != nil {
 		return errors.Wrapf(err, "failed to open release tarball %s", tarball)
 	}
 	defer f.Close()
 	s.passes.Add(1)
-	gz, err := gzip.NewReader(f)
+	damaged := func(err error) error {
+		if ctx.Err() != nil {
+			return errors.Wrapf(ctx.Err(), "cancelled while reading release tarball %s", tarball)
+		}
+		return errors.Wrapf(err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
+	}
+	gz, err := gzip.NewReader(ctxReader{ctx: ctx, r: f})
 	if err != nil {
+		if ctx.Err() != nil {
+			return damaged(err)
+		}
 		return errors.Wrapf(err, "failed to read release tarball %s (it is not gzip-compressed: download kubernetes-server-linux-<arch>.tar.gz again)", tarball)
 	}
 	defer gz.Close()
 	tr := tar.NewReader(gz)
 	for {
+		if ctx.Err() != nil {
+			return damaged(ctx.Err())
+		}
 		hdr, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return errors.Wrapf(err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
+			return damaged(err)
 		}
 		// the recorder hides the tar reader, so visit sees only this entry,
 		// and tells a damaged tarball from a damaged entry
 		entry := &readRecorder{r: tr}
 		err = visit(hdr, entry)
 		if entry.err != nil {
-			return errors.Wrapf(entry.err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
+			return damaged(entry.err)
 		}
 		if err == errStop {
 			return nil
@@ -80,9 +95,23 @@ func (s *Source) tarballPass(tarball string, visit func(hdr *tar.Header, r io.Re
 	}
 	// the checksum is at the end of the gzip stream, after the tar padding
 	if _, err := io.Copy(io.Discard, gz); err != nil {
-		return errors.Wrapf(err, "failed to read release tarball %s (%s)", tarball, tarballHelp)
+		return damaged(err)
 	}
 	return nil
+}
+
+// ctxReader fails every read once its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+// Read implements io.Reader.
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // binEntry returns the base name of a tarball entry directly in one of
@@ -101,14 +130,14 @@ func binEntry(name string) (base, dir string, ok bool) {
 // indexTarball indexes the binaries and image archives in a release
 // tarball's server/bin in a single decompression pass, archives nested in
 // it included.
-func (s *Source) indexTarball(tarball string) error {
+func (s *Source) indexTarball(ctx context.Context, tarball string) error {
 	s.tarball = tarball
 	if s.Binaries == nil {
 		s.Binaries = map[string]*Artifact{}
 	}
 	binDir := ""
 	seen := map[string]bool{}
-	err := s.tarballPass(tarball, func(hdr *tar.Header, r io.Reader) error {
+	err := s.tarballPass(ctx, tarball, func(hdr *tar.Header, r io.Reader) error {
 		base, dir, ok := binEntry(hdr.Name)
 		if !ok || (binDir != "" && dir != binDir) {
 			return nil

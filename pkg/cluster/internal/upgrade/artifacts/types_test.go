@@ -17,6 +17,7 @@ limitations under the License.
 package artifacts
 
 import (
+	"context"
 	"debug/elf"
 	"reflect"
 	"testing"
@@ -33,7 +34,7 @@ func TestImagesAndArchiveFor(t *testing.T) {
 		// the same image again, in another archive
 		{Name: "proxy-again.tar", Body: artifactstest.Tar(t, artifactstest.DockerArchive(t, artifactstest.NewImage("amd64", "registry.k8s.io/kube-proxy-amd64:v1.34.4")))},
 	})
-	s, err := Open(dir)
+	s, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

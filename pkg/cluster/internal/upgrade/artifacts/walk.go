@@ -18,6 +18,7 @@ package artifacts
 
 import (
 	"archive/tar"
+	"context"
 	"io"
 	"os"
 
@@ -31,8 +32,10 @@ import (
 // at most once per Walk, and only if an artifact in it is wanted; files are
 // opened one at a time; nothing is copied to disk. Walk returns the first
 // error: fn's errors unchanged, unless reading the tarball itself failed.
-// Walks may run concurrently.
-func (s *Source) Walk(want func(*Artifact) bool, fn func(a *Artifact, r io.Reader) error) error {
+// Walks may run concurrently. Cancelling ctx stops a Walk within a few
+// kilobytes of the tarball, or before the next host file; a file already
+// handed to fn is fn's to stop.
+func (s *Source) Walk(ctx context.Context, want func(*Artifact) bool, fn func(a *Artifact, r io.Reader) error) error {
 	inTarball := map[string]*Artifact{}
 	var files []*Artifact
 	for _, a := range s.ordered() {
@@ -47,11 +50,14 @@ func (s *Source) Walk(want func(*Artifact) bool, fn func(a *Artifact, r io.Reade
 	}
 	// storage order puts the tarball's entries before any host file
 	if len(inTarball) > 0 {
-		if err := s.walkTarball(inTarball, fn); err != nil {
+		if err := s.walkTarball(ctx, inTarball, fn); err != nil {
 			return err
 		}
 	}
 	for _, a := range files {
+		if ctx.Err() != nil {
+			return errors.Wrapf(ctx.Err(), "cancelled before reading %s", a.Path)
+		}
 		if err := walkFile(a, fn); err != nil {
 			return err
 		}
@@ -61,8 +67,8 @@ func (s *Source) Walk(want func(*Artifact) bool, fn func(a *Artifact, r io.Reade
 
 // walkTarball hands fn the wanted entries of the tarball in one pass, which
 // ends as soon as the last one has been handed.
-func (s *Source) walkTarball(wanted map[string]*Artifact, fn func(a *Artifact, r io.Reader) error) error {
-	err := s.tarballPass(s.tarball, func(hdr *tar.Header, r io.Reader) error {
+func (s *Source) walkTarball(ctx context.Context, wanted map[string]*Artifact, fn func(a *Artifact, r io.Reader) error) error {
+	err := s.tarballPass(ctx, s.tarball, func(hdr *tar.Header, r io.Reader) error {
 		a := wanted[hdr.Name]
 		if a == nil || hdr.Typeflag != tar.TypeReg {
 			return nil

@@ -18,7 +18,9 @@ package artifacts
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
+	stderrors "errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -171,13 +173,13 @@ func TestWalk(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			given, content := tc.setup(t, t.TempDir())
-			s, err := Open(given)
+			s, err := Open(context.Background(), given)
 			if err != nil {
 				t.Fatal(err)
 			}
 			before := s.passes.Load()
 			var w walked
-			if err := s.Walk(tc.want, w.fn); err != nil {
+			if err := s.Walk(context.Background(), tc.want, w.fn); err != nil {
 				t.Fatalf("Walk: %v", err)
 			}
 			if got := s.passes.Load() - before; got != tc.wantPasses {
@@ -198,12 +200,49 @@ func TestWalk(t *testing.T) {
 func TestOpenTarballOnePass(t *testing.T) {
 	t.Parallel()
 	p := artifactstest.WriteTarball(t, filepath.Join(t.TempDir(), "k.tar.gz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
-	s, err := Open(p)
+	s, err := Open(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := s.passes.Load(); got != 1 {
 		t.Errorf("Open decompressed the tarball %d times, want 1", got)
+	}
+}
+
+// TestCancelled: a cancelled context stops Open and Walk with an error that
+// says so (not "corrupt"), and a Walk cancelled by its own callback hands
+// nothing more.
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	artifactstest.WriteTarball(t, filepath.Join(dir, "kubernetes-server-linux-amd64.tar.gz"), "kubernetes/server/bin", artifactstest.Release(t, elf.EM_X86_64, "amd64"))
+	artifactstest.WriteFiles(t, dir, artifactstest.Extras(t))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Open(cancelled, dir); !stderrors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "cancelled while reading release tarball") {
+		t.Errorf("Open with a cancelled context: %v", err)
+	}
+
+	s, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inTarball := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		handed := 0
+		err := s.Walk(ctx, func(a *Artifact) bool { return (a.entry != "") == inTarball }, func(_ *Artifact, r io.Reader) error {
+			handed++
+			cancel()
+			_, err := io.Copy(io.Discard, r)
+			return err
+		})
+		cancel()
+		if !stderrors.Is(err, context.Canceled) || strings.Contains(err.Error(), "corrupt") {
+			t.Errorf("Walk (in the tarball: %v) cancelled by its callback: %v", inTarball, err)
+		}
+		if handed != 1 {
+			t.Errorf("Walk (in the tarball: %v) handed %d artifacts after it was cancelled, want 1", inTarball, handed)
+		}
 	}
 }
 
@@ -215,7 +254,7 @@ func TestWalkConcurrent(t *testing.T) {
 	more := artifactstest.Extras(t)
 	artifactstest.WriteFiles(t, dir, more)
 	want := contents(bin, more)
-	s, err := Open(dir)
+	s, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +266,7 @@ func TestWalkConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.Walk(nil, results[i].fn)
+			errs[i] = s.Walk(context.Background(), nil, results[i].fn)
 		}()
 	}
 	wg.Wait()
@@ -325,7 +364,7 @@ func TestWalkErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			s, err := Open(tc.setup(t, dir))
+			s, err := Open(context.Background(), tc.setup(t, dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +372,7 @@ func TestWalkErrors(t *testing.T) {
 				tc.change(t, dir)
 			}
 			var names []string
-			err = s.Walk(nil, func(a *Artifact, r io.Reader) error {
+			err = s.Walk(context.Background(), nil, func(a *Artifact, r io.Reader) error {
 				names = append(names, a.Name)
 				if tc.fn != nil {
 					return tc.fn(a, r)
@@ -368,7 +407,7 @@ func TestWalkArtifactsBuiltOutsideOpen(t *testing.T) {
 		Archives: []*Artifact{{Name: "a.tar", Path: filepath.Join(dir, "a.tar"), Kind: KindImageArchive}},
 	}
 	var w walked
-	if err := s.Walk(nil, w.fn); err != nil {
+	if err := s.Walk(context.Background(), nil, w.fn); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"kubeadm", "a.tar"}; !reflect.DeepEqual(w.names, want) {

@@ -169,6 +169,11 @@ type Cluster struct {
 	failOccurrence  int
 	failAfterEffect bool
 	keyCounts       map[string]int
+	// cancelKey calls cancel when the cancelOccurrence-th call with that
+	// Key starts.
+	cancelKey        string
+	cancelOccurrence int
+	cancel           func()
 	// apiRefusals counts the requests left that the API server refuses.
 	apiRefusals int
 	// flaked are the kubectl requests FlakyAPI has failed once.
@@ -292,6 +297,15 @@ func (c *Cluster) FailAfterEffect(call Call, occurrence int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.failKey, c.failOccurrence, c.failAfterEffect = call.Key(), occurrence, true
+}
+
+// CancelOn calls cancel as the occurrence-th call with the same Key as call
+// starts, before it runs: as a user's Ctrl-C at that moment, which the
+// command, given the cancelled context, sees.
+func (c *Cluster) CancelOn(call Call, occurrence int, cancel func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cancelKey, c.cancelOccurrence, c.cancel = call.Key(), occurrence, cancel
 }
 
 // Occurrence returns how many calls up to and including Calls[i] have the

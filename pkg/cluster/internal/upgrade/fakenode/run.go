@@ -77,6 +77,9 @@ func (c *cmd) Run() error {
 	}
 	cl.keyCounts[call.Key()]++
 	fail := call.Key() == cl.failKey && cl.keyCounts[call.Key()] == cl.failOccurrence
+	if call.Key() == cl.cancelKey && cl.keyCounts[call.Key()] == cl.cancelOccurrence {
+		cl.cancel()
+	}
 	var out string
 	code := 0
 	switch {
