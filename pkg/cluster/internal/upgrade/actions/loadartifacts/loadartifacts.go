@@ -128,7 +128,7 @@ func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool,
 
 // stage streams the missing binaries into n's staging folder.
 func stage(ctx *actions.Context, n nodes.Node, missing map[*artifacts.Artifact]bool) error {
-	return ctx.Source.Walk(ctx, 
+	return ctx.Source.Walk(ctx,
 		func(a *artifacts.Artifact) bool { return missing[a] },
 		func(a *artifacts.Artifact, r io.Reader) error {
 			ctx.Logger.V(1).Infof("%s: %s: streaming %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
@@ -180,7 +180,7 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 	for _, a := range load {
 		wanted[a] = true
 	}
-	return ctx.Source.Walk(ctx, 
+	return ctx.Source.Walk(ctx,
 		func(a *artifacts.Artifact) bool { return wanted[a] },
 		func(a *artifacts.Artifact, r io.Reader) error {
 			ctx.Logger.V(1).Infof("%s: %s: importing %s (%d MiB)", Phase, n, a.Path, a.Size>>20)

@@ -305,7 +305,7 @@ func probeKubeadm(ctx *actions.Context) error {
 	}
 	args := []string{"-c", probeScript, "sh", string(config)}
 	var out []byte
-	err = ctx.Source.Walk(ctx, 
+	err = ctx.Source.Walk(ctx,
 		func(a *artifacts.Artifact) bool { return a == ctx.Source.Binaries["kubeadm"] },
 		func(_ *artifacts.Artifact, r io.Reader) error {
 			var err error
