@@ -97,6 +97,21 @@ func UpgradeWithIgnorePreflightErrors(checks ...string) UpgradeOption {
 	})
 }
 
+// UpgradeWithParallelWorkers sets how many worker nodes the kubelets phase
+// drains and upgrades at once (default 1: one after another). kubeadm's
+// upgrade procedure allows workers "one at a time, or a few nodes at a
+// time"; drains still go through the eviction API, so PodDisruptionBudgets
+// hold. Control-plane nodes are always upgraded one at a time.
+func UpgradeWithParallelWorkers(n int) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		if n < 1 {
+			return errors.Errorf("the number of workers to upgrade at once must be at least 1, not %d", n)
+		}
+		o.ParallelWorkers = n
+		return nil
+	})
+}
+
 // UpgradeWithForce lets drains delete pods that no controller recreates
 // (bare pods), as kubectl drain --force does; they are lost. Without it,
 // Upgrade refuses to start while a node it would drain runs such a pod.

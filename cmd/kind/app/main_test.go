@@ -66,6 +66,7 @@ func TestUpgradeFlagErrors(t *testing.T) {
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--skip-phases", "kubelet"}, `unknown phase "kubelet"`},
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--output", "yaml"}, "--output must be text or json"},
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--wait", "0s"}, "must be positive"},
+		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--parallel-workers", "0"}, "the number of workers to upgrade at once must be at least 1, not 0"},
 		{[]string{"alpha", "upgrade", "--image-dir", "/does/not/exist"}, "--image-dir /does/not/exist does not exist"},
 	}
 	for _, tc := range cases {

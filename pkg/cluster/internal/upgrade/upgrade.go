@@ -114,6 +114,9 @@ type Options struct {
 	// (kubectl drain --force); without it preflight refuses to start while
 	// a node to drain runs one.
 	Force bool
+	// ParallelWorkers is how many workers the kubelets phase drains and
+	// upgrades at once (default 1).
+	ParallelWorkers int
 	// Settle is how long a control-plane node's pods must stay Ready after
 	// its kubelet restarted.
 	Settle time.Duration
@@ -205,6 +208,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 			ClusterName:           opts.ClusterName,
 			ProviderCommand:       opts.ProviderCommand,
 			Force:                 opts.Force,
+			ParallelWorkers:       max(1, opts.ParallelWorkers),
 		},
 	}
 	return r.Run(report.Scope{}, func() (bool, string, error) {

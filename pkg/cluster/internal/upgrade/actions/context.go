@@ -59,6 +59,9 @@ type Options struct {
 	// Force lets drains delete pods that no controller recreates, as
 	// kubectl drain --force does.
 	Force bool
+	// ParallelWorkers is how many workers the kubelets phase drains and
+	// upgrades at once (at least 1).
+	ParallelWorkers int
 	// ProviderCommand is the node provider's command, for the fixes
 	// errors suggest; see Provider.
 	ProviderCommand string

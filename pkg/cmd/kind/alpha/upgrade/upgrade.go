@@ -45,6 +45,7 @@ type flagpole struct {
 	Wait                  time.Duration
 	IgnorePreflightErrors []string
 	Force                 bool
+	ParallelWorkers       int
 	Output                string
 }
 
@@ -81,6 +82,7 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 	c.Flags().DurationVar(&flags.Wait, "wait", cluster.DefaultUpgradeWait, "how long to wait for each node, its pods or a drain to become ready")
 	c.Flags().StringSliceVar(&flags.IgnorePreflightErrors, "ignore-preflight-errors", nil, "kubeadm preflight checks whose errors become warnings, passed to kubeadm (SystemVerification, Swap and FileContent--proc-sys-net-bridge-bridge-nf-call-iptables always are)")
 	c.Flags().BoolVar(&flags.Force, "force", false, "drain nodes even if they run pods that no controller recreates: those pods are deleted and lost (as kubectl drain --force)")
+	c.Flags().IntVar(&flags.ParallelWorkers, "parallel-workers", 1, "how many worker nodes to drain and upgrade at once (control-plane nodes are always upgraded one at a time; drains respect PodDisruptionBudgets)")
 	c.Flags().StringVarP(&flags.Output, "output", "o", "text", `"text", or "json" for one JSON event per line on stdout (phase, node and step started/finished, duration, outcome)`)
 	_ = c.MarkFlagRequired("image-dir")
 	return c
@@ -156,6 +158,7 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 		cluster.UpgradeWithWaitForReady(flags.Wait),
 		cluster.UpgradeWithIgnorePreflightErrors(flags.IgnorePreflightErrors...),
 		cluster.UpgradeWithForce(flags.Force),
+		cluster.UpgradeWithParallelWorkers(flags.ParallelWorkers),
 		cluster.UpgradeWithOutput(streams.Out, json),
 		cluster.UpgradeWithContext(ctx),
 	}

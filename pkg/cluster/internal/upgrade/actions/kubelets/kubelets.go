@@ -15,14 +15,16 @@ limitations under the License.
 */
 
 // Package kubelets implements the kubelets phase: one node at a time,
-// control-plane nodes first, it drains the node, installs the target's
-// kubeadm, kubelet and kubectl, restarts the kubelet, waits for the node to
-// be Ready at the target version and uncordons it.
+// control-plane nodes first (workers a few at a time when asked), it drains
+// the node, installs the target's kubeadm, kubelet and kubectl, restarts the
+// kubelet, waits for the node to be Ready at the target version and
+// uncordons it.
 package kubelets
 
 import (
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
@@ -59,14 +61,44 @@ func NewAction() actions.Action {
 	return &action{}
 }
 
-// Execute upgrades each node's kubelet, one node at a time.
+// Execute upgrades each control-plane node's kubelet, one node at a time,
+// then the workers', Options.ParallelWorkers at a time: as soon as one
+// worker is done the next one starts. After a failure no other worker
+// starts; those under way finish, and the errors are returned together.
 func (a *action) Execute(ctx *actions.Context) error {
-	for _, n := range ctx.State.Ordered() {
+	for _, n := range ctx.State.ControlPlanes {
 		if err := ctx.RunSteps(Phase, n.String(), Steps(ctx, n)); err != nil {
 			return err
 		}
 	}
-	return nil
+	slots := make(chan struct{}, max(1, ctx.Options.ParallelWorkers))
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		failed []error
+	)
+	for _, n := range ctx.State.Workers {
+		slots <- struct{}{}
+		mu.Lock()
+		stop := len(failed) > 0
+		mu.Unlock()
+		if stop {
+			<-slots
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if err := ctx.RunSteps(Phase, n.String(), Steps(ctx, n)); err != nil {
+				mu.Lock()
+				failed = append(failed, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.NewAggregate(failed)
 }
 
 // Steps are the steps of this phase on node n.

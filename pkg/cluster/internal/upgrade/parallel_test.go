@@ -1,0 +1,128 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package upgrade_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+)
+
+// kubeletsInProgress replays the kubelets phase's node events in order and
+// returns the most nodes in progress at once, and the nodes that were
+// started while a control-plane node was in progress or before all of them
+// were done.
+func kubeletsInProgress(events []event, controlPlanes int) (most int, early []string) {
+	inProgress := map[string]bool{}
+	cpDone := 0
+	for _, ev := range events {
+		if ev.Kind != report.KindNode || ev.Phase != "kubelets" {
+			continue
+		}
+		isCP := strings.Contains(ev.Node, "control-plane")
+		switch ev.Event.Event {
+		case report.EventStarted:
+			if !isCP && cpDone < controlPlanes || len(inProgress) > 0 && (isCP || anyCP(inProgress)) {
+				early = append(early, ev.Node)
+			}
+			inProgress[ev.Node] = true
+			most = max(most, len(inProgress))
+		case report.EventFinished:
+			delete(inProgress, ev.Node)
+			if isCP {
+				cpDone++
+			}
+		}
+	}
+	return most, early
+}
+
+func anyCP(nodes map[string]bool) bool {
+	for n := range nodes {
+		if strings.Contains(n, "control-plane") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestParallelWorkers: with ParallelWorkers 2, control-plane nodes are still
+// upgraded one at a time and first, then the workers two at a time, never
+// more, and the cluster ends upgraded.
+func TestParallelWorkers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		parallel, want int
+	}{
+		{parallel: 0, want: 1}, // the default: one at a time
+		{parallel: 1, want: 1},
+		{parallel: 2, want: 2},
+		{parallel: 9, want: 4},
+	} {
+		e := newEnv(t, 2, 4, fakenode.Flat)
+		rec, err := e.run(func(o *upgrade.Options) { o.ParallelWorkers = tc.parallel })
+		if err != nil {
+			t.Fatalf("ParallelWorkers %d: %v", tc.parallel, err)
+		}
+		assertUpgraded(t, e.cluster)
+		most, early := kubeletsInProgress(rec.events, 2)
+		if most != tc.want {
+			t.Errorf("ParallelWorkers %d: at most %d nodes were in the kubelets phase at once, want %d", tc.parallel, most, tc.want)
+		}
+		if len(early) > 0 {
+			t.Errorf("ParallelWorkers %d: %v started beside a control-plane node or before the control plane was done", tc.parallel, early)
+		}
+	}
+}
+
+// TestParallelWorkersStopAfterAFailure: a worker that fails stops the
+// phase; no worker starts after it, the ones under way finish, and the
+// same command run again finishes the upgrade.
+func TestParallelWorkersStopAfterAFailure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 4, fakenode.Flat)
+	clean := newEnv(t, 1, 4, fakenode.Flat)
+	mustUpgrade(t, clean)
+	var restart fakenode.Call
+	for _, c := range clean.cluster.Calls {
+		if c.Node == "kind-worker2" && strings.Join(c.Argv, " ") == "systemctl restart kubelet" {
+			restart = c
+		}
+	}
+	if restart.Node == "" {
+		t.Fatal("no kubelet restart on kind-worker2 in a clean upgrade")
+	}
+	e.cluster.FailOn(restart, 1)
+	rec, err := e.run(func(o *upgrade.Options) { o.ParallelWorkers = 2 })
+	if err == nil || !strings.Contains(err.Error(), "kind-worker2") {
+		t.Fatalf("want the failure on kind-worker2, got %v", err)
+	}
+	started := map[string]bool{}
+	for _, ev := range rec.events {
+		if ev.Kind == report.KindNode && ev.Phase == "kubelets" && ev.Event.Event == report.EventStarted {
+			started[ev.Node] = true
+		}
+	}
+	if started["kind-worker4"] {
+		t.Errorf("kind-worker4 started after kind-worker2 failed (started: %v)", started)
+	}
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+}
