@@ -27,6 +27,8 @@
 #   make e2e-pinned  the end-to-end test of a cluster whose kubeadmConfigPatches
 #                  pin etcd's and CoreDNS's images (needs root)
 #   make test      unit, then e2e, e2e-pinned, e2e-ha and the short fault chain
+#   make bench     kind alpha upgrade against the hand-typed kubeadm sequence and
+#                  upstream kind load, side by side (needs root; hours)
 #   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
 #   make lint      golangci-lint only
 #   make e2e-matrix  the e2e for every version pair of the matrix (needs root)
@@ -91,6 +93,9 @@ e2e-faults-short: build
 e2e-pinned: build
 	hack/make-rules/e2e.sh pinned
 
+bench: build
+	hack/make-rules/e2e.sh bench
+
 # unit, then the end-to-end tests (not in parallel, even under make -j)
 test:
 	@$(MAKE) --no-print-directory unit
@@ -116,4 +121,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned test demo verify lint shellcheck clean
+.PHONY: all build install unit e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned bench test demo verify lint shellcheck clean

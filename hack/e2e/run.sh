@@ -13,7 +13,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# run.sh [upgrade|ha|faults|faults-short|pinned]: runs one offline end-to-end test. Both build (or
+# run.sh [upgrade|ha|faults|faults-short|pinned|bench]: runs one offline end-to-end test
+# or the benchmark. Both build (or
 # reuse) the same offline artifacts and create their cluster at E2E_FROM
 # (default v1.36.3) with bin/kind.
 #
@@ -55,6 +56,15 @@
 #     archives, and checks that everything else runs E2E_TO while etcd and
 #     CoreDNS keep the pinned images, with no data lost. Writes
 #     pinned-report.txt and the events to ${ARTIFACTS}/pinned.
+#   bench (make bench): TestBenchmarkUpgrade upgrades fresh identical
+#     clusters (1 control plane + E2E_BENCH_WORKERS workers, default "1 3")
+#     from E2E_FROM to E2E_TO with `kind alpha upgrade` and with the
+#     hand-typed sequence of hack/bench/hand-upgrade.sh, alternating,
+#     E2E_BENCH_ROUNDS times each (default 3), then times loading the
+#     target's artifacts against upstream `kind load image-archive` on
+#     1 + E2E_BENCH_LOADING workers (default "0 1 3"). Writes bench.md and
+#     bench.json to ${ARTIFACTS}/bench. Not a test: it fails only when a run
+#     fails.
 #
 # Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind
 # (make build).
@@ -86,8 +96,13 @@ case "${SUITE}" in
     ARTIFACTS="${ARTIFACTS}/pinned"
     export E2E_PINNED=1
     ;;
+  bench)
+    TEST=TestBenchmarkUpgrade REPORT=bench.md TIMEOUT=360m
+    ARTIFACTS="${ARTIFACTS}/bench"
+    export E2E_BENCH=1 E2E_HAND_SCRIPT="${REPO_ROOT}/hack/bench/hand-upgrade.sh"
+    ;;
   *)
-    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, faults, faults-short or pinned" >&2
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, faults, faults-short, pinned or bench" >&2
     exit 1
     ;;
 esac
@@ -116,6 +131,7 @@ export E2E_ETCD_IMAGE="${TO_ETCD_IMAGE}"
 export E2E_COREDNS_IMAGE="${TO_COREDNS_IMAGE}"
 export E2E_FROM_ETCD_IMAGE="${FROM_ETCD_IMAGE}"
 export E2E_FROM_COREDNS_IMAGE="${FROM_COREDNS_IMAGE}"
+export E2E_PAUSE_IMAGE="${TO_PAUSE_IMAGE}"
 export E2E_UNCHANGED_IMAGES=""
 # (not pause: kind's node images hold containerd's sandbox image instead of
 # kubeadm's pause, so the nodes lack it whatever its version)
@@ -129,7 +145,7 @@ done
 [[ -x "${E2E_KIND}" ]] || { echo "ERROR: ${E2E_KIND} is missing: run make build first" >&2; exit 1; }
 
 rc=0
-go test -count=1 -v -timeout 60m -run "^${TEST}\$" ./test/e2e/ 2>&1 | tee "${ARTIFACTS}/e2e.log" || rc=$?
+go test -count=1 -v -timeout "${TIMEOUT:-60m}" -run "^${TEST}\$" ./test/e2e/ 2>&1 | tee "${ARTIFACTS}/e2e.log" || rc=$?
 if [[ "${rc}" -eq 0 ]] && ! grep -q -- "--- PASS: ${TEST} " "${ARTIFACTS}/e2e.log"; then
   echo "ERROR: ${TEST} did not run" >&2
   rc=1

@@ -13,8 +13,9 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# e2e.sh [upgrade|ha|faults|faults-short|pinned]: one end-to-end test (make
-# e2e, make e2e-ha, make e2e-faults, make e2e-pinned). Makes
+# e2e.sh [upgrade|ha|faults|faults-short|pinned|bench]: one end-to-end test
+# (make e2e, make e2e-ha, make e2e-faults, make e2e-pinned) or the benchmark
+# (make bench). Makes
 # sure a Docker engine runs (hack/e2e/docker-setup.sh installs and starts one
 # if needed), then runs hack/e2e/run.sh with the same argument. Needs root. The first run builds every image and
 # binary offline and caches them (see hack/e2e/build-artifacts.sh).

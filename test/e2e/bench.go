@@ -1,0 +1,292 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// settle is how long `kind alpha upgrade` keeps watching a control-plane
+// node's pods after they are Ready (pkg/cluster's default): a margin of the
+// tool's, not a wait Kubernetes needs.
+const settle = 10 * time.Second
+
+// Where the time of an upgrade goes, by what the steps do.
+const (
+	// kubernetesWork is kubeadm, drains, kubelet restarts and the waits
+	// for pods and nodes that Kubernetes itself needs.
+	kubernetesWork = "kubernetes"
+	// loadingWork is streaming binaries and importing image archives.
+	loadingWork = "loading"
+	// overheadWork is the rest: checks, node commands, polling, margins.
+	overheadWork = "overhead"
+)
+
+// stepWork says what kind of work a step of `kind alpha upgrade` is.
+func stepWork(s span) string {
+	switch {
+	case strings.HasPrefix(s.Step, "kubeadm upgrade"),
+		s.Step == stepDrain,
+		s.Step == stepRestart,
+		strings.HasPrefix(s.Step, "waiting for the control-plane pods"),
+		strings.HasPrefix(s.Step, "waiting for the node to be Ready"),
+		strings.HasPrefix(s.Step, "waiting for the DaemonSets and Deployments"):
+		return kubernetesWork
+	case strings.HasPrefix(s.Step, "staging "), strings.HasPrefix(s.Step, "importing "):
+		return loadingWork
+	}
+	return overheadWork
+}
+
+// timeSplit splits an upgrade's wall time, from its --output json events,
+// into kubernetesWork, loadingWork and overheadWork. Steps run in parallel
+// on several nodes, so each instant counts once: as Kubernetes work if any
+// such step runs then, else as loading if a loading step runs, else as
+// overhead. The settle margin at the end of "waiting for the control-plane
+// pods and /readyz" counts as overhead.
+func timeSplit(events []event) (map[string]float64, float64, error) {
+	spans, err := spansOf(events)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total span
+	found := false
+	for _, s := range spans {
+		if s.Kind == "upgrade" {
+			total, found = s, true
+		}
+	}
+	if !found {
+		return nil, 0, fmt.Errorf("no upgrade event")
+	}
+	intervals := map[string][][2]time.Time{}
+	for _, s := range spans {
+		if s.Kind != "step" {
+			continue
+		}
+		end := s.End
+		if s.Step == "waiting for the control-plane pods and /readyz" {
+			end = end.Add(-settle)
+		}
+		if w := stepWork(s); w != overheadWork && end.After(s.Start) {
+			intervals[w] = append(intervals[w], [2]time.Time{s.Start, end})
+		}
+	}
+	k8s := union(intervals[kubernetesWork])
+	loading := union(intervals[loadingWork])
+	split := map[string]float64{
+		kubernetesWork: length(k8s),
+		loadingWork:    length(union(append(k8s, loading...))) - length(k8s),
+	}
+	wall := total.End.Sub(total.Start).Seconds()
+	split[overheadWork] = wall - split[kubernetesWork] - split[loadingWork]
+	return split, wall, nil
+}
+
+// union merges intervals into disjoint ones, in order.
+func union(in [][2]time.Time) [][2]time.Time {
+	sorted := append([][2]time.Time{}, in...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i][0].Before(sorted[j][0]) })
+	var out [][2]time.Time
+	for _, iv := range sorted {
+		if n := len(out); n > 0 && !iv[0].After(out[n-1][1]) {
+			if iv[1].After(out[n-1][1]) {
+				out[n-1][1] = iv[1]
+			}
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+func length(intervals [][2]time.Time) float64 {
+	total := 0.0
+	for _, iv := range union(intervals) {
+		total += iv[1].Sub(iv[0]).Seconds()
+	}
+	return total
+}
+
+var benchLine = regexp.MustCompile(`^BENCH phase=(\S+) seconds=([0-9.]+)$`)
+
+// handPhases reads hack/bench/hand-upgrade.sh's `BENCH phase=<name>
+// seconds=<s>` lines: the phases in order and their wall times.
+func handPhases(out string) ([]string, map[string]float64, error) {
+	var order []string
+	times := map[string]float64{}
+	scanner := bufio.NewScanner(strings.NewReader(out))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		m := benchLine.FindStringSubmatch(strings.TrimSpace(scanner.Text()))
+		if m == nil {
+			continue
+		}
+		s, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			return nil, nil, err
+		}
+		order = append(order, m[1])
+		times[m[1]] += s
+	}
+	if len(order) == 0 {
+		return nil, nil, fmt.Errorf("no BENCH phase= line in the hand-typed upgrade's output")
+	}
+	return order, times, scanner.Err()
+}
+
+// stats are the median, minimum and maximum of some measurements.
+type stats struct {
+	Median, Min, Max float64
+	N                int
+}
+
+func statsOf(values []float64) stats {
+	if len(values) == 0 {
+		return stats{}
+	}
+	v := append([]float64{}, values...)
+	sort.Float64s(v)
+	median := v[len(v)/2]
+	if len(v)%2 == 0 {
+		median = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return stats{Median: median, Min: v[0], Max: v[len(v)-1], N: len(v)}
+}
+
+func (s stats) String() string {
+	if s.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f (%.1f–%.1f)", s.Median, s.Min, s.Max)
+}
+
+// Method names in the benchmark's runs.
+const (
+	methodTool     = "kind alpha upgrade"
+	methodHand     = "hand-typed"
+	methodKindLoad = "kind load image-archive"
+)
+
+// benchReport renders the benchmark as markdown.
+func benchReport(machine map[string]string, from, to string, rounds int, upgrades, loads []benchSize) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured on %s cores, %s, Docker %s, cgroup %s; %s → %s; %d round(s) per size and method, the methods alternating; seconds as median (min–max).\n\n",
+		machine["cores"], machine["memory"], machine["docker"], machine["cgroup"], from, to, rounds)
+	if len(upgrades) > 0 {
+		b.WriteString("### Upgrade: `kind alpha upgrade` against the hand-typed sequence\n\n")
+		b.WriteString("| cluster | phase | kind alpha upgrade | hand-typed |\n|---|---|---|---|\n")
+		for _, s := range upgrades {
+			for _, p := range []string{"preflight", "load-artifacts", "control-plane", "kubelets", "verify"} {
+				ours, theirs := statsOf(s.phase(methodTool, p)), statsOf(s.phase(methodHand, p))
+				if ours.N == 0 && theirs.N == 0 {
+					continue
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s.name(), p, ours, theirs)
+			}
+			fmt.Fprintf(&b, "| %s | **total** | **%s** | **%s** |\n", s.name(), statsOf(s.totals(methodTool)), statsOf(s.totals(methodHand)))
+		}
+		b.WriteString("\n| cluster | ratio of the medians (ours ÷ hand-typed) |\n|---|---|\n")
+		for _, s := range upgrades {
+			fmt.Fprintf(&b, "| %s | %.2f |\n", s.name(), ratio(s.totals(methodTool), s.totals(methodHand)))
+		}
+		b.WriteString("\nWhere `kind alpha upgrade`'s time goes (from its `--output json` events; each instant counted once: Kubernetes work is kubeadm, drains, kubelet restarts and the waits for pods and nodes; loading is streaming binaries and importing images; the rest, including the 10 s settle margin per control-plane node, is overhead):\n\n")
+		b.WriteString("| cluster | Kubernetes work | loading | overhead | overhead share |\n|---|---|---|---|---|\n")
+		for _, s := range upgrades {
+			over := statsOf(s.split(methodTool, overheadWork))
+			share := 0.0
+			if total := statsOf(s.totals(methodTool)).Median; total > 0 {
+				share = 100 * over.Median / total
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f%% |\n", s.name(),
+				statsOf(s.split(methodTool, kubernetesWork)), statsOf(s.split(methodTool, loadingWork)), over, share)
+		}
+	}
+	if len(loads) > 0 {
+		b.WriteString("\n### Loading the target's artifacts: `kind alpha upgrade --skip-phases control-plane,kubelets,verify` against `kind load image-archive` of the same archives\n\n")
+		b.WriteString("| nodes | kind alpha upgrade (whole command) | of which load-artifacts | kind load image-archive | ratio of the medians |\n|---|---|---|---|---|\n")
+		for _, s := range loads {
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %.2f |\n", 1+s.Workers, statsOf(s.totals(methodTool)), statsOf(s.phase(methodTool, "load-artifacts")),
+				statsOf(s.totals(methodKindLoad)), ratio(s.totals(methodTool), s.totals(methodKindLoad)))
+		}
+	}
+	return b.String()
+}
+
+// benchRun is one measured run.
+type benchRun struct {
+	Method  string             `json:"method"`
+	Round   int                `json:"round"`
+	Total   float64            `json:"totalSeconds"`
+	Phases  map[string]float64 `json:"phases"`
+	Split   map[string]float64 `json:"split,omitempty"`
+	Created float64            `json:"createSeconds,omitempty"`
+}
+
+// benchSize is the runs of one cluster size, both methods.
+type benchSize struct {
+	Workers int        `json:"workers"`
+	Runs    []benchRun `json:"runs"`
+}
+
+func (s benchSize) name() string { return fmt.Sprintf("1 control plane + %d worker(s)", s.Workers) }
+
+// totals returns the total wall times of method's runs.
+func (s benchSize) totals(method string) []float64 {
+	var v []float64
+	for _, r := range s.Runs {
+		if r.Method == method {
+			v = append(v, r.Total)
+		}
+	}
+	return v
+}
+
+// phase returns method's wall times of phase.
+func (s benchSize) phase(method, phase string) []float64 {
+	var v []float64
+	for _, r := range s.Runs {
+		if t, ok := r.Phases[phase]; ok && r.Method == method {
+			v = append(v, t)
+		}
+	}
+	return v
+}
+
+// split returns the share of method's runs' time in work.
+func (s benchSize) split(method, work string) []float64 {
+	var v []float64
+	for _, r := range s.Runs {
+		if r.Method == method && r.Split != nil {
+			v = append(v, r.Split[work])
+		}
+	}
+	return v
+}
+
+func ratio(ours, theirs []float64) float64 {
+	if len(ours) == 0 || len(theirs) == 0 || statsOf(theirs).Median == 0 {
+		return 0
+	}
+	return statsOf(ours).Median / statsOf(theirs).Median
+}

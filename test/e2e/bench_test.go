@@ -1,0 +1,336 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Environment of the benchmark (hack/e2e/run.sh bench sets it).
+const (
+	envBench         = "E2E_BENCH"          // set: run TestBenchmarkUpgrade
+	envBenchRounds   = "E2E_BENCH_ROUNDS"   // rounds per size and method (default 3)
+	envBenchWorkers  = "E2E_BENCH_WORKERS"  // worker counts of the upgrade benchmark (default "1 3")
+	envBenchLoading  = "E2E_BENCH_LOADING"  // worker counts of the loading benchmark (default "0 1 3")
+	envHandScript    = "E2E_HAND_SCRIPT"    // hack/bench/hand-upgrade.sh
+	envPauseImage    = "E2E_PAUSE_IMAGE"    // pause image kubeadm lists for the new version
+	benchClusterName = "kind-upgrade-bench" // the clusters the benchmark creates, one at a time
+)
+
+// workerCounts reads a space-separated list of worker counts.
+func workerCounts(t *testing.T, key, def string) []int {
+	v := os.Getenv(key)
+	if v == "" {
+		v = def
+	}
+	var counts []int
+	for _, f := range strings.Fields(v) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			t.Fatalf("%s: %q is not a number of workers", key, f)
+		}
+		counts = append(counts, n)
+	}
+	return counts
+}
+
+// benchConfig is a kind config of one control plane and workers workers.
+func benchConfig(workers int) string {
+	config := "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n- role: control-plane\n"
+	for i := 0; i < workers; i++ {
+		config += "- role: worker\n"
+	}
+	return config
+}
+
+// kubeletsAt checks every node is Ready with its kubelet at version (the
+// hand-typed sequence does not write /kind/version).
+func (h *harness) kubeletsAt(version string) error {
+	nodes, err := h.nodes()
+	if err != nil {
+		return err
+	}
+	if len(nodes) != h.nodeCount {
+		return fmt.Errorf("want %d nodes, got %d", h.nodeCount, len(nodes))
+	}
+	for _, n := range nodes {
+		if !n.Ready || n.Kubelet != version {
+			return fmt.Errorf("node %s: Ready=%v kubelet %s, want Ready at %s", n.Name, n.Ready, n.Kubelet, version)
+		}
+	}
+	return h.serverAt(version)
+}
+
+// TestBenchmarkUpgrade (make bench) measures, on fresh identical clusters,
+// `kind alpha upgrade` against the hand-typed sequence of
+// hack/bench/hand-upgrade.sh at each size of E2E_BENCH_WORKERS, the
+// methods alternating round after round; then loading the target's
+// artifacts (`kind alpha upgrade --skip-phases control-plane,kubelets,verify`)
+// against upstream `kind load image-archive` of the same archives at each
+// size of E2E_BENCH_LOADING. It writes bench.json and bench.md to the
+// artifacts folder. It fails only when a run fails, never on a time.
+func TestBenchmarkUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("benchmark: needs Docker and the offline artifacts (make bench)")
+	}
+	if os.Getenv(envBench) == "" {
+		t.Skip(envBench + " is not set: the benchmark runs with make bench")
+	}
+	from, to := getenv(t, envFrom), getenv(t, envTo)
+	imageDir, hand := getenv(t, envImageDir), getenv(t, envHandScript)
+	rounds := 3
+	if v := os.Getenv(envBenchRounds); v != "" {
+		var err error
+		if rounds, err = strconv.Atoi(v); err != nil || rounds < 1 {
+			t.Fatalf("%s=%q: want a positive number", envBenchRounds, v)
+		}
+	}
+	h := newHarness(t, benchClusterName, 0, "kind-alpha-upgrade-bench "+from+"-"+to)
+	start := time.Now()
+	progress := func(format string, args ...interface{}) {
+		t.Logf("[%s] %s", time.Since(start).Round(time.Second), fmt.Sprintf(format, args...))
+	}
+
+	var upgrades []benchSize
+	for _, workers := range workerCounts(t, envBenchWorkers, "1 3") {
+		size := benchSize{Workers: workers}
+		h.nodeCount = 1 + workers
+		for round := 1; round <= rounds; round++ {
+			methods := []string{methodTool, methodHand}
+			if round%2 == 0 {
+				methods[0], methods[1] = methods[1], methods[0]
+			}
+			for _, method := range methods {
+				progress("%s, round %d of %d: creating the cluster at %s", size.name(), round, rounds, from)
+				created := h.createCluster(from, benchConfig(workers))
+				h.must("the nodes are Ready at "+from, func() error {
+					return eventually(3*time.Minute, func() error { return h.allAt(from) })
+				})
+				progress("%s, round %d: upgrading with %s", size.name(), round, method)
+				run := benchRun{Method: method, Round: round, Created: created.Seconds()}
+				h.must(fmt.Sprintf("%s, round %d: %s to %s", size.name(), round, method, to), func() error {
+					var err error
+					if method == methodHand {
+						run, err = h.handUpgrade(run, hand, imageDir, to)
+					} else {
+						run, err = h.toolUpgrade(run, imageDir, to, "--parallel-workers", strconv.Itoa(max(1, workers)))
+					}
+					return err
+				})
+				progress("%s, round %d: %s took %.1f s %v", size.name(), round, method, run.Total, run.Phases)
+				size.Runs = append(size.Runs, run)
+				h.must("delete the cluster", func() error {
+					_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+					return err
+				})
+			}
+		}
+		upgrades = append(upgrades, size)
+	}
+
+	var loads []benchSize
+	for _, workers := range workerCounts(t, envBenchLoading, "0 1 3") {
+		size := benchSize{Workers: workers}
+		h.nodeCount = 1 + workers
+		progress("loading on %s: creating the cluster at %s", size.name(), from)
+		h.createCluster(from, benchConfig(workers))
+		h.must("the nodes are Ready at "+from, func() error {
+			return eventually(3*time.Minute, func() error { return h.allAt(from) })
+		})
+		for round := 1; round <= rounds; round++ {
+			methods := []string{methodTool, methodKindLoad}
+			if round%2 == 0 {
+				methods[0], methods[1] = methods[1], methods[0]
+			}
+			for _, method := range methods {
+				h.must("remove the target's images and staged binaries from the nodes", func() error { return h.unload(to) })
+				run := benchRun{Method: method, Round: round}
+				h.must(fmt.Sprintf("loading on %s, round %d: %s", size.name(), round, method), func() error {
+					var err error
+					if method == methodKindLoad {
+						run, err = h.kindLoad(run, imageDir)
+					} else {
+						run, err = h.toolUpgrade(run, imageDir, "", "--skip-phases", "control-plane,kubelets,verify")
+					}
+					return err
+				})
+				progress("loading on %s, round %d: %s took %.1f s", size.name(), round, method, run.Total)
+				size.Runs = append(size.Runs, run)
+			}
+		}
+		h.must("delete the cluster", func() error {
+			_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+			return err
+		})
+		loads = append(loads, size)
+	}
+
+	machine := h.machine()
+	report := benchReport(machine, from, to, rounds, upgrades, loads)
+	writeFile(t, h.artifacts, "bench.md", report)
+	if b, err := json.MarshalIndent(map[string]interface{}{
+		"machine": machine, "from": from, "to": to, "rounds": rounds, "upgrade": upgrades, "loading": loads,
+	}, "", "  "); err == nil {
+		writeFile(t, h.artifacts, "bench.json", string(b)+"\n")
+	}
+	t.Log("\n" + report)
+}
+
+// toolUpgrade runs `kind alpha upgrade --output json` with extra flags and,
+// when to is set, checks the cluster ends at to.
+func (h *harness) toolUpgrade(run benchRun, imageDir, to string, extra ...string) (benchRun, error) {
+	args := append([]string{"alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json"}, extra...)
+	begin := time.Now()
+	out, err := h.runStdout(h.kind, args...)
+	run.Total = time.Since(begin).Seconds()
+	if err != nil {
+		return run, err
+	}
+	_, run.Phases, _, err = phaseTimes(out)
+	if err != nil {
+		return run, err
+	}
+	events, err := parseEvents(out)
+	if err != nil {
+		return run, err
+	}
+	if run.Split, _, err = timeSplit(events); err != nil {
+		return run, err
+	}
+	if to == "" {
+		return run, nil
+	}
+	return run, h.allAt(to)
+}
+
+// handUpgrade runs the hand-typed sequence and checks the cluster ends at
+// to.
+func (h *harness) handUpgrade(run benchRun, script, imageDir, to string) (benchRun, error) {
+	begin := time.Now()
+	out, err := h.run(nil, "env", "KIND="+h.kind, "bash", script, h.name, imageDir)
+	run.Total = time.Since(begin).Seconds()
+	if err != nil {
+		return run, err
+	}
+	if _, run.Phases, err = handPhases(out); err != nil {
+		return run, err
+	}
+	return run, h.kubeletsAt(to)
+}
+
+// benchArchives lists the image archives of a release folder: its
+// kubernetes/server/bin/*.tar and the *.tar beside it.
+func benchArchives(imageDir string) ([]string, error) {
+	var all []string
+	for _, pattern := range []string{filepath.Join(imageDir, "kubernetes", "server", "bin", "*.tar"), filepath.Join(imageDir, "*.tar")} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m...)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no image archive in %s", imageDir)
+	}
+	return all, nil
+}
+
+// kindLoad loads every archive of imageDir with upstream `kind load
+// image-archive`, one after another.
+func (h *harness) kindLoad(run benchRun, imageDir string) (benchRun, error) {
+	archives, err := benchArchives(imageDir)
+	if err != nil {
+		return run, err
+	}
+	begin := time.Now()
+	for _, a := range archives {
+		if _, err := h.run(nil, h.kind, "load", "image-archive", a, "--name", h.name); err != nil {
+			return run, err
+		}
+	}
+	run.Total = time.Since(begin).Seconds()
+	run.Phases = map[string]float64{"load": run.Total}
+	return run, nil
+}
+
+// unload removes the target's images (as kubeadm names them and as the
+// release tags them) and the staged binaries from every node, so that the
+// next load does all its work again.
+func (h *harness) unload(to string) error {
+	out, err := h.run(nil, h.kind, "get", "nodes", "--name", h.name)
+	if err != nil {
+		return err
+	}
+	refs := []string{getenv(h.t, envEtcd), getenv(h.t, envCoreDNS), getenv(h.t, envPauseImage)}
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"} {
+		refs = append(refs, "registry.k8s.io/"+c+":"+to, "registry.k8s.io/"+c+"-"+runtime.GOARCH+":"+to)
+	}
+	for _, node := range strings.Fields(out) {
+		list, err := h.run(nil, "docker", "exec", node, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet")
+		if err != nil {
+			return err
+		}
+		present := map[string]bool{}
+		for _, ref := range strings.Fields(list) {
+			present[ref] = true
+		}
+		var remove []string
+		for _, ref := range refs {
+			if present[ref] {
+				remove = append(remove, ref)
+			}
+		}
+		if len(remove) > 0 {
+			if _, err := h.run(nil, "docker", append([]string{"exec", node, "ctr", "--namespace=k8s.io", "images", "rm", "--sync"}, remove...)...); err != nil {
+				return err
+			}
+		}
+		if _, err := h.run(nil, "docker", "exec", node, "rm", "-rf", "/kind/upgrade"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// machine describes where the benchmark ran.
+func (h *harness) machine() map[string]string {
+	m := map[string]string{"cores": strconv.Itoa(runtime.NumCPU())}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.Atoi(f[1]); err == nil {
+					m["memory"] = fmt.Sprintf("%.0f GiB", float64(kb)/(1<<20))
+				}
+			}
+		}
+	}
+	if out, err := h.run(nil, "docker", "version", "--format", "{{.Server.Version}}"); err == nil {
+		m["docker"] = strings.TrimSpace(out)
+	}
+	if out, err := h.run(nil, "docker", "info", "--format", "{{.CgroupVersion}}"); err == nil {
+		m["cgroup"] = "v" + strings.TrimSpace(out)
+	}
+	return m
+}

@@ -1,0 +1,125 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTimeSplit(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	at := func(s float64) string { return t0.Add(time.Duration(s * float64(time.Second))).Format(time.RFC3339Nano) }
+	var lines []string
+	add := func(kind, phase, node, step string, start, end float64) {
+		lines = append(lines,
+			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"started","phase":%q,"node":%q,"step":%q}`, at(start), kind, phase, node, step),
+			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"finished","phase":%q,"node":%q,"step":%q,"outcome":"success"}`, at(end), kind, phase, node, step))
+	}
+	add("upgrade", "", "", "", 0, 100)
+	add("step", "preflight", "", "checking nodes", 0, 2)
+	// two nodes import at once: 2..12 and 4..10 are 10 s of loading
+	add("step", "load-artifacts", "a", "importing 3 image archive(s)", 2, 12)
+	add("step", "load-artifacts", "b", "importing 1 image archive(s)", 4, 10)
+	// kubeadm 12..62, a node's wait overlapping it 60..70: 58 s
+	add("step", "control-plane", "a", "kubeadm upgrade apply v1.37.2", 12, 62)
+	add("step", "kubelets", "b", "waiting for the node to be Ready at v1.37.2", 60, 70)
+	// a wait with its 10 s settle margin: 70..85 is 5 s of Kubernetes
+	add("step", "kubelets", "a", "waiting for the control-plane pods and /readyz", 70, 85)
+	// loading overlapping Kubernetes work counts as Kubernetes work
+	add("step", "load-artifacts", "c", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", 61, 63)
+	add("step", "kubelets", "a", "uncordoning", 85, 86)
+	events, err := parseEvents(strings.Join(lines, "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, wall, err := timeSplit(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{kubernetesWork: 63, loadingWork: 10, overheadWork: 27}
+	for k, v := range want {
+		if math.Abs(split[k]-v) > 1e-6 {
+			t.Errorf("%s: %.3f s, want %.0f", k, split[k], v)
+		}
+	}
+	if wall != 100 {
+		t.Errorf("wall %.3f, want 100", wall)
+	}
+}
+
+func TestHandPhases(t *testing.T) {
+	t.Parallel()
+	order, times, err := handPhases("loading\nBENCH phase=load-artifacts seconds=41.250\nnode/x drained\nBENCH phase=control-plane seconds=150.004\nBENCH phase=kubelets seconds=60.000\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, ","); got != "load-artifacts,control-plane,kubelets" {
+		t.Errorf("order %s", got)
+	}
+	if times["control-plane"] != 150.004 {
+		t.Errorf("control-plane %v", times["control-plane"])
+	}
+	if _, _, err := handPhases("nothing\n"); err == nil {
+		t.Error("output without BENCH lines parsed")
+	}
+}
+
+func TestStatsOf(t *testing.T) {
+	t.Parallel()
+	if got := statsOf([]float64{3, 1, 2}); got != (stats{Median: 2, Min: 1, Max: 3, N: 3}) {
+		t.Errorf("odd: %+v", got)
+	}
+	if got := statsOf([]float64{4, 1, 2, 3}); got.Median != 2.5 {
+		t.Errorf("even: %+v", got)
+	}
+	if got := statsOf(nil).String(); got != "-" {
+		t.Errorf("empty: %q", got)
+	}
+}
+
+func TestBenchReport(t *testing.T) {
+	t.Parallel()
+	upgrades := []benchSize{{Workers: 1, Runs: []benchRun{
+		{Method: methodTool, Round: 1, Total: 200, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{kubernetesWork: 170, loadingWork: 20, overheadWork: 10}},
+		{Method: methodHand, Round: 1, Total: 250, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160}},
+		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{kubernetesWork: 180, loadingWork: 20, overheadWork: 20}},
+		{Method: methodHand, Round: 2, Total: 230, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150}},
+	}}}
+	loads := []benchSize{{Workers: 3, Runs: []benchRun{
+		{Method: methodTool, Round: 1, Total: 30, Phases: map[string]float64{"load-artifacts": 27}},
+		{Method: methodKindLoad, Round: 1, Total: 40, Phases: map[string]float64{"load": 40}},
+	}}}
+	got := benchReport(map[string]string{"cores": "2", "memory": "23 GiB", "docker": "20.10.24", "cgroup": "v1"}, "v1.36.3", "v1.37.2", 2, upgrades, loads)
+	for _, want := range []string{
+		"Measured on 2 cores, 23 GiB, Docker 20.10.24, cgroup v1; v1.36.3 → v1.37.2; 2 round(s)",
+		"| 1 control plane + 1 worker(s) | control-plane | 155.0 (150.0–160.0) | 155.0 (150.0–160.0) |",
+		"| 1 control plane + 1 worker(s) | load-artifacts | - | 41.0 (40.0–42.0) |",
+		"| 1 control plane + 1 worker(s) | **total** | **210.0 (200.0–220.0)** | **240.0 (230.0–250.0)** |",
+		"| 1 control plane + 1 worker(s) | 0.88 |",
+		"| 1 control plane + 1 worker(s) | 175.0 (170.0–180.0) | 20.0 (20.0–20.0) | 15.0 (10.0–20.0) | 7.1% |",
+		"| 4 | 30.0 (30.0–30.0) | 27.0 (27.0–27.0) | 40.0 (40.0–40.0) | 0.75 |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
+		}
+	}
+}
