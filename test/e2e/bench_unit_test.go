@@ -27,7 +27,9 @@ import (
 func TestTimeSplit(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	at := func(s float64) string { return t0.Add(time.Duration(s * float64(time.Second))).Format(time.RFC3339Nano) }
+	at := func(s float64) string {
+		return t0.Add(time.Duration(s * float64(time.Second))).Format(time.RFC3339Nano)
+	}
 	var lines []string
 	add := func(kind, phase, node, step string, start, end float64) {
 		lines = append(lines,
