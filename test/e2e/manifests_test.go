@@ -97,3 +97,42 @@ func TestHAManifests(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedConfig checks the pinned-images test's kind config, with the
+// cgroup v1 patch added as on a cgroup v1 host: both patches, in one
+// kubeadmConfigPatches list.
+func TestPinnedConfig(t *testing.T) {
+	t.Parallel()
+	patch := strings.NewReplacer("ETCD_TAG", "3.6.8-0", "COREDNS_TAG", "v1.14.2").Replace(pinnedPatch)
+	config := withPatch(withPatch(pinnedClusterConfig, patch), cgroupV1Patch)
+	var c struct {
+		Nodes   []struct{ Role string } `json:"nodes"`
+		Patches []string                `json:"kubeadmConfigPatches"`
+	}
+	if err := yaml.Unmarshal([]byte(config), &c); err != nil {
+		t.Fatalf("the kind config is not YAML: %v\n%s", err, config)
+	}
+	if len(c.Nodes) != 1 || len(c.Patches) != 2 {
+		t.Fatalf("nodes %v, patches %q", c.Nodes, c.Patches)
+	}
+	var cluster struct {
+		Kind string `json:"kind"`
+		Etcd struct {
+			Local struct {
+				ImageTag string `json:"imageTag"`
+			} `json:"local"`
+		} `json:"etcd"`
+		DNS struct {
+			ImageTag string `json:"imageTag"`
+		} `json:"dns"`
+	}
+	if err := yaml.UnmarshalStrict([]byte(c.Patches[0]), &cluster); err != nil {
+		t.Fatalf("the ClusterConfiguration patch: %v\n%s", err, c.Patches[0])
+	}
+	if cluster.Kind != "ClusterConfiguration" || cluster.Etcd.Local.ImageTag != "3.6.8-0" || cluster.DNS.ImageTag != "v1.14.2" {
+		t.Errorf("the ClusterConfiguration patch is %+v", cluster)
+	}
+	if !strings.Contains(c.Patches[1], "failCgroupV1: false") {
+		t.Errorf("the cgroup v1 patch is %q", c.Patches[1])
+	}
+}
