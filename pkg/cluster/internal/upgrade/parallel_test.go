@@ -126,3 +126,81 @@ func TestParallelWorkersStopAfterAFailure(t *testing.T) {
 	mustUpgrade(t, e)
 	assertUpgraded(t, e.cluster)
 }
+
+// nodeSpans returns, for phase, each node's span as [first, last] index
+// into events (started, finished).
+func nodeSpans(events []event, phase string) map[string][2]int {
+	spans := map[string][2]int{}
+	for i, ev := range events {
+		if ev.Kind != report.KindNode || ev.Phase != phase {
+			continue
+		}
+		s := spans[ev.Node]
+		if ev.Event.Event == report.EventStarted {
+			s[0] = i
+		} else if ev.Event.Event == report.EventFinished {
+			s[1] = i
+		}
+		spans[ev.Node] = s
+	}
+	return spans
+}
+
+// phaseSpan returns phase's [started, finished] indexes into events.
+func phaseSpan(events []event, phase string) [2]int {
+	var s [2]int
+	for i, ev := range events {
+		if ev.Kind == report.KindPhase && ev.Phase == phase {
+			if ev.Event.Event == report.EventStarted {
+				s[0] = i
+			} else if ev.Event.Event == report.EventFinished {
+				s[1] = i
+			}
+		}
+	}
+	return s
+}
+
+// TestWorkersLoadBesideTheControlPlane: the workers' load-artifacts starts
+// once the control-plane nodes are loaded and runs beside the control-plane
+// phase; no worker's kubelet is touched before its load is done; with the
+// control-plane phase skipped every node is loaded inside load-artifacts.
+func TestWorkersLoadBesideTheControlPlane(t *testing.T) {
+	t.Parallel()
+	overlapped := false
+	for try := 0; try < 5 && !overlapped; try++ {
+		e := newEnv(t, 2, 2, fakenode.ReleaseTree)
+		rec := mustUpgrade(t, e)
+		assertUpgraded(t, e.cluster)
+		loads, kubelets := nodeSpans(rec.events, "load-artifacts"), nodeSpans(rec.events, "kubelets")
+		cp := phaseSpan(rec.events, "control-plane")
+		for _, w := range []string{"kind-worker", "kind-worker2"} {
+			for _, c := range []string{"kind-control-plane", "kind-control-plane2"} {
+				if loads[w][0] < loads[c][1] {
+					t.Errorf("%s's load started before %s was loaded", w, c)
+				}
+			}
+			if kubelets[w][0] < loads[w][1] {
+				t.Errorf("the kubelets phase started on %s before it was loaded", w)
+			}
+			if loads[w][1] > cp[0] {
+				overlapped = true
+			}
+		}
+	}
+	if !overlapped {
+		t.Error("in 5 upgrades no worker was still loading when the control-plane phase started")
+	}
+
+	e := newEnv(t, 1, 2, fakenode.ReleaseTree)
+	rec, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"control-plane", "kubelets", "verify"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase := phaseSpan(rec.events, "load-artifacts")
+	for n, s := range nodeSpans(rec.events, "load-artifacts") {
+		if s[0] < phase[0] || s[1] > phase[1] {
+			t.Errorf("with control-plane skipped, %s was loaded outside the load-artifacts phase", n)
+		}
+	}
+}

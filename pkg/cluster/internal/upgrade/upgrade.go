@@ -60,9 +60,9 @@ type phase struct {
 // workflow is the ordered list of phases.
 var workflow = []phase{
 	{Phase{preflight.Phase, "check the cluster and --image-dir and plan the upgrade; changes nothing and always runs", false}, preflight.NewAction()},
-	{Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes, all nodes in parallel", true}, loadartifacts.NewAction()},
+	{Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the control-plane nodes in parallel, then the workers in parallel beside the control-plane phase", true}, loadartifacts.NewAction()},
 	{Phase{controlplane.Phase, "kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true}, controlplane.NewAction()},
-	{Phase{kubelets.Phase, "one node at a time, control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true}, kubelets.NewAction()},
+	{Phase{kubelets.Phase, "one node at a time (workers --parallel-workers at a time), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true}, kubelets.NewAction()},
 	{Phase{verify.Phase, "check that the control plane, kube-system and (unless kubelets is skipped) every node run the target version", true}, verify.NewAction()},
 }
 
@@ -212,28 +212,51 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 		},
 	}
 	return r.Run(report.Scope{}, func() (bool, string, error) {
-		for _, p := range workflow {
-			// the phases that always run decided whether any other does
-			if p.Skippable && ctx.State.NothingToDo {
-				msg := "The cluster already runs " + ctx.State.Target + ": nothing to do."
-				r.Info(report.Scope{}, msg)
-				return true, msg, nil
+		skipped, msg, err := runWorkflow(ctx, r, opts, skip)
+		// work a phase left running beside the next ones (the workers'
+		// load-artifacts) ends before the upgrade does, whatever happened
+		if werr := ctx.Wait(); werr != nil {
+			if err != nil {
+				return false, "", errors.NewAggregate([]error{err, werr})
 			}
-			if p.Skippable && opts.DryRun {
-				return true, "dry run", writePlan(ctx, r, opts)
-			}
-			if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
-				if skip[p.Name] {
-					return true, "--skip-phases", nil
-				}
-				return false, "", p.action.Execute(ctx)
-			}); err != nil {
+			return false, "", werr
+		}
+		return skipped, msg, err
+	})
+}
+
+// runWorkflow runs the phases in order. A phase after control-plane starts
+// once the work left running beside the earlier ones has ended.
+func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options, skip map[string]bool) (bool, string, error) {
+	for _, p := range workflow {
+		// the phases that always run decided whether any other does
+		if p.Skippable && ctx.State.NothingToDo {
+			msg := "The cluster already runs " + ctx.State.Target + ": nothing to do."
+			r.Info(report.Scope{}, msg)
+			return true, msg, nil
+		}
+		if p.Skippable && opts.DryRun {
+			return true, "dry run", writePlan(ctx, r, opts)
+		}
+		if p.Name != loadartifacts.Phase && p.Name != controlplane.Phase {
+			if err := ctx.Wait(); err != nil {
 				return false, "", err
 			}
 		}
-		r.Info(report.Scope{}, summary(ctx.State, skip, opts.ClusterName, opts.ImageDir))
-		return false, "", nil
-	})
+		if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
+			if skip[p.Name] {
+				return true, "--skip-phases", nil
+			}
+			return false, "", p.action.Execute(ctx)
+		}); err != nil {
+			return false, "", err
+		}
+	}
+	if err := ctx.Wait(); err != nil {
+		return false, "", err
+	}
+	r.Info(report.Scope{}, summary(ctx.State, skip, opts.ClusterName, opts.ImageDir))
+	return false, "", nil
 }
 
 // writePlan prints what the upgrade would do.

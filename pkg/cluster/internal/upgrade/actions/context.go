@@ -19,11 +19,13 @@ package actions
 import (
 	"context"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/log"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
@@ -88,6 +90,35 @@ type Context struct {
 	Options Options
 	// State is established by preflight.
 	State *State
+
+	// work started by Go and not yet collected by Wait
+	background   sync.WaitGroup
+	backgroundMu sync.Mutex
+	backgroundEr []error
+}
+
+// Go runs fn beside the phases that follow. Wait collects it; the upgrade
+// waits for all of it before it returns, whatever happened.
+func (c *Context) Go(fn func() error) {
+	c.background.Add(1)
+	go func() {
+		defer c.background.Done()
+		if err := fn(); err != nil {
+			c.backgroundMu.Lock()
+			c.backgroundEr = append(c.backgroundEr, err)
+			c.backgroundMu.Unlock()
+		}
+	}()
+}
+
+// Wait waits for the work started by Go and returns its errors.
+func (c *Context) Wait() error {
+	c.background.Wait()
+	c.backgroundMu.Lock()
+	defer c.backgroundMu.Unlock()
+	err := errors.NewAggregate(c.backgroundEr)
+	c.backgroundEr = nil
+	return err
 }
 
 // NodeInfo is what preflight learnt about one node.

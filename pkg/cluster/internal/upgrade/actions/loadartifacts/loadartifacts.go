@@ -16,7 +16,9 @@ limitations under the License.
 
 // Package loadartifacts implements the load-artifacts phase: it streams the
 // target's binaries into a staging folder on every node and imports the
-// image archives each node needs into its containerd, all nodes at once.
+// image archives each node needs into its containerd, the control-plane
+// nodes at once, then the workers at once while the control plane is
+// upgraded.
 package loadartifacts
 
 import (
@@ -31,6 +33,7 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
@@ -51,11 +54,33 @@ func NewAction() actions.Action {
 	return &action{}
 }
 
-// Execute loads every node in parallel and waits for all of them, so no
-// node is still being changed when an error is returned.
+// Execute loads the control-plane nodes in parallel and waits for them.
+// The workers, which the control-plane phase does not need, are loaded
+// beside it (ctx.Go): their imports use the CPU while kubeadm mostly waits
+// for static pods to restart. The kubelets phase waits for them before it
+// touches a worker. When the control-plane phase is skipped there is
+// nothing to overlap with and every node is loaded here.
 func (a *action) Execute(ctx *actions.Context) error {
+	st := ctx.State
+	now, later := st.ControlPlanes, st.Workers
+	if ctx.Options.Skip[controlplane.Phase] {
+		now, later = st.Ordered(), nil
+	}
+	if err := load(ctx, now); err != nil {
+		return err
+	}
+	if len(later) > 0 {
+		ctx.Logger.V(1).Infof("%s: the workers are loaded while the control plane is upgraded", Phase)
+		ctx.Go(func() error { return load(ctx, later) })
+	}
+	return nil
+}
+
+// load loads nodes in parallel and waits for all of them, so no node is
+// still being changed when an error is returned.
+func load(ctx *actions.Context, list []nodes.Node) error {
 	var fns []func() error
-	for _, n := range ctx.State.Ordered() {
+	for _, n := range list {
 		fns = append(fns, func() error {
 			return ctx.RunSteps(Phase, n.String(), Steps(ctx, n))
 		})
