@@ -136,9 +136,10 @@ func nodeSpans(events []event, phase string) map[string][2]int {
 			continue
 		}
 		s := spans[ev.Node]
-		if ev.Event.Event == report.EventStarted {
+		switch ev.Event.Event {
+		case report.EventStarted:
 			s[0] = i
-		} else if ev.Event.Event == report.EventFinished {
+		case report.EventFinished:
 			s[1] = i
 		}
 		spans[ev.Node] = s
@@ -150,12 +151,14 @@ func nodeSpans(events []event, phase string) map[string][2]int {
 func phaseSpan(events []event, phase string) [2]int {
 	var s [2]int
 	for i, ev := range events {
-		if ev.Kind == report.KindPhase && ev.Phase == phase {
-			if ev.Event.Event == report.EventStarted {
-				s[0] = i
-			} else if ev.Event.Event == report.EventFinished {
-				s[1] = i
-			}
+		if ev.Kind != report.KindPhase || ev.Phase != phase {
+			continue
+		}
+		switch ev.Event.Event {
+		case report.EventStarted:
+			s[0] = i
+		case report.EventFinished:
+			s[1] = i
 		}
 	}
 	return s
