@@ -212,6 +212,9 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 			cmd := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "import",
 				"--all-platforms", "--digests", "--snapshotter="+snapshotter, "-").SetStdin(r)
 			if err := cmd.Run(); err != nil {
+				if ctx.Err() != nil {
+					return errors.Wrapf(err, "cancelled while importing %s on node %q", a.Path, n)
+				}
 				if runErr := exec.RunErrorForError(err); runErr != nil && strings.Contains(string(runErr.Output), "no space left on device") {
 					return errors.Wrapf(err, "node %q ran out of disk space importing %s: free disk space where its /var/lib/containerd is (on the host, for kind's nodes: e.g. `%s system prune`) and run the same command again", n, a.Path, ctx.Options.Provider())
 				}

@@ -314,6 +314,9 @@ func probeKubeadm(ctx *actions.Context) error {
 		},
 	)
 	if err != nil {
+		if ctx.Err() != nil {
+			return errors.Wrapf(err, "cancelled while running kubeadm from --image-dir on node %q", st.Bootstrap)
+		}
 		printed := string(out)
 		if runErr := exec.RunErrorForError(err); runErr != nil {
 			printed = string(runErr.Output)
