@@ -76,18 +76,27 @@ func TestParallelWorkers(t *testing.T) {
 		{parallel: 2, want: 2},
 		{parallel: 9, want: 4},
 	} {
-		e := newEnv(t, 2, 4, fakenode.Flat)
-		rec, err := e.run(func(o *upgrade.Options) { o.ParallelWorkers = tc.parallel })
-		if err != nil {
-			t.Fatalf("ParallelWorkers %d: %v", tc.parallel, err)
+		// the bound must always hold; reaching it depends on how fast the
+		// fake's workers finish, so it gets a few tries
+		reached := 0
+		for try := 0; try < 5 && reached != tc.want; try++ {
+			e := newEnv(t, 2, 4, fakenode.Flat)
+			rec, err := e.run(func(o *upgrade.Options) { o.ParallelWorkers = tc.parallel })
+			if err != nil {
+				t.Fatalf("ParallelWorkers %d: %v", tc.parallel, err)
+			}
+			assertUpgraded(t, e.cluster)
+			most, early := kubeletsInProgress(rec.events, 2)
+			if most > tc.want {
+				t.Errorf("ParallelWorkers %d: %d nodes were in the kubelets phase at once, more than %d", tc.parallel, most, tc.want)
+			}
+			if len(early) > 0 {
+				t.Errorf("ParallelWorkers %d: %v started beside a control-plane node or before the control plane was done", tc.parallel, early)
+			}
+			reached = max(reached, most)
 		}
-		assertUpgraded(t, e.cluster)
-		most, early := kubeletsInProgress(rec.events, 2)
-		if most != tc.want {
-			t.Errorf("ParallelWorkers %d: at most %d nodes were in the kubelets phase at once, want %d", tc.parallel, most, tc.want)
-		}
-		if len(early) > 0 {
-			t.Errorf("ParallelWorkers %d: %v started beside a control-plane node or before the control plane was done", tc.parallel, early)
+		if reached != tc.want {
+			t.Errorf("ParallelWorkers %d: in 5 upgrades at most %d nodes were in the kubelets phase at once, want %d", tc.parallel, reached, tc.want)
 		}
 	}
 }
