@@ -68,17 +68,8 @@ func benchConfig(workers int) string {
 // kubeletsAt checks every node is Ready with its kubelet at version (the
 // hand-typed sequence does not write /kind/version).
 func (h *harness) kubeletsAt(version string) error {
-	nodes, err := h.nodes()
-	if err != nil {
+	if _, err := h.kubeletsReadyAt(version); err != nil {
 		return err
-	}
-	if len(nodes) != h.nodeCount {
-		return fmt.Errorf("want %d nodes, got %d", h.nodeCount, len(nodes))
-	}
-	for _, n := range nodes {
-		if !n.Ready || n.Kubelet != version {
-			return fmt.Errorf("node %s: Ready=%v kubelet %s, want Ready at %s", n.Name, n.Ready, n.Kubelet, version)
-		}
 	}
 	return h.serverAt(version)
 }

@@ -237,20 +237,32 @@ func (h *harness) nodes() ([]nodeInfo, error) {
 	return nodes, nil
 }
 
-// allAt checks every node is Ready at version (kubelet and /kind/version)
-// and that there are h.nodeCount of them.
-func (h *harness) allAt(version string) error {
+// kubeletsReadyAt checks there are h.nodeCount nodes, each Ready with its
+// kubelet at version, and returns them.
+func (h *harness) kubeletsReadyAt(version string) ([]nodeInfo, error) {
 	nodes, err := h.nodes()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(nodes) != h.nodeCount {
-		return fmt.Errorf("want %d nodes, got %d", h.nodeCount, len(nodes))
+		return nil, fmt.Errorf("want %d nodes, got %d", h.nodeCount, len(nodes))
 	}
 	for _, n := range nodes {
 		if !n.Ready || n.Kubelet != version {
-			return fmt.Errorf("node %s: Ready=%v kubelet %s, want Ready at %s", n.Name, n.Ready, n.Kubelet, version)
+			return nil, fmt.Errorf("node %s: Ready=%v kubelet %s, want Ready at %s", n.Name, n.Ready, n.Kubelet, version)
 		}
+	}
+	return nodes, nil
+}
+
+// allAt checks every node is Ready at version (kubelet and /kind/version)
+// and that there are h.nodeCount of them.
+func (h *harness) allAt(version string) error {
+	nodes, err := h.kubeletsReadyAt(version)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
 		out, err := h.run(nil, "docker", "exec", n.Name, "cat", "/kind/version")
 		if err != nil {
 			return err

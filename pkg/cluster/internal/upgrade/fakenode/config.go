@@ -18,7 +18,6 @@ package fakenode
 
 import (
 	"fmt"
-	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -29,6 +28,12 @@ type imageMeta struct {
 	ImageTag        string `json:"imageTag,omitempty"`
 }
 
+// localEtcd is a ClusterConfiguration's etcd.local.
+type localEtcd struct {
+	DataDir string `json:"dataDir,omitempty"`
+	imageMeta
+}
+
 // clusterConfig is the part of kubeadm's ClusterConfiguration about images.
 type clusterConfig struct {
 	APIVersion        string `json:"apiVersion"`
@@ -36,10 +41,7 @@ type clusterConfig struct {
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
 	ImageRepository   string `json:"imageRepository,omitempty"`
 	Etcd              struct {
-		Local *struct {
-			DataDir string `json:"dataDir,omitempty"`
-			imageMeta
-		} `json:"local,omitempty"`
+		Local *localEtcd `json:"local,omitempty"`
 	} `json:"etcd"`
 	DNS imageMeta `json:"dns"`
 }
@@ -47,26 +49,19 @@ type clusterConfig struct {
 // clusterConfiguration is the kubeadm-config ConfigMap's
 // ClusterConfiguration, as kubeadm stores it for a kind cluster.
 func (c *Cluster) clusterConfiguration() string {
-	cfg := c.ImageConfig
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: %s\nkind: ClusterConfiguration\nkubernetesVersion: %s\nimageRepository: %s\n", or(c.ConfigAPIVersion, "kubeadm.k8s.io/v1beta4"), c.KubernetesVersion, or(cfg.Repository, "registry.k8s.io"))
-	fmt.Fprintf(&b, "etcd:\n  local:\n    dataDir: /var/lib/etcd\n")
-	for _, kv := range [][2]string{{"imageRepository", cfg.EtcdRepository}, {"imageTag", cfg.EtcdTag}} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, "    %s: %s\n", kv[0], kv[1])
-		}
+	cfg := clusterConfig{
+		APIVersion:        or(c.ConfigAPIVersion, "kubeadm.k8s.io/v1beta4"),
+		Kind:              "ClusterConfiguration",
+		KubernetesVersion: c.KubernetesVersion,
+		ImageRepository:   or(c.ImageConfig.Repository, "registry.k8s.io"),
+		DNS:               imageMeta{ImageRepository: c.ImageConfig.DNSRepository, ImageTag: c.ImageConfig.DNSTag},
 	}
-	if cfg.DNSRepository == "" && cfg.DNSTag == "" {
-		b.WriteString("dns: {}\n")
-		return b.String()
+	cfg.Etcd.Local = &localEtcd{DataDir: "/var/lib/etcd", imageMeta: imageMeta{ImageRepository: c.ImageConfig.EtcdRepository, ImageTag: c.ImageConfig.EtcdTag}}
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		panic(err) // a struct of strings always marshals
 	}
-	b.WriteString("dns:\n")
-	for _, kv := range [][2]string{{"imageRepository", cfg.DNSRepository}, {"imageTag", cfg.DNSTag}} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, "  %s: %s\n", kv[0], kv[1])
-		}
-	}
-	return b.String()
+	return string(b)
 }
 
 // parseImagesConfig reads the document `kubeadm config images list
