@@ -40,6 +40,9 @@ const (
 	loadingWork = "loading"
 	// overheadWork is the rest: checks, node commands, polling, margins.
 	overheadWork = "overhead"
+	// settleMargin is the part of overheadWork spent in the settle
+	// margins.
+	settleMargin = "settle"
 )
 
 // stepWork says what kind of work a step of `kind alpha upgrade` is.
@@ -87,6 +90,10 @@ func timeSplit(events []event) (map[string]float64, float64, error) {
 		end := s.End
 		if s.Step == "waiting for the control-plane pods and /readyz" {
 			end = end.Add(-settle)
+			if end.Before(s.Start) {
+				end = s.Start
+			}
+			intervals[settleMargin] = append(intervals[settleMargin], [2]time.Time{end, s.End})
 		}
 		if w := stepWork(s); w != overheadWork && end.After(s.Start) {
 			intervals[w] = append(intervals[w], [2]time.Time{s.Start, end})
@@ -94,13 +101,31 @@ func timeSplit(events []event) (map[string]float64, float64, error) {
 	}
 	k8s := union(intervals[kubernetesWork])
 	loading := union(intervals[loadingWork])
+	work := union(append(append([][2]time.Time{}, k8s...), loading...))
 	split := map[string]float64{
 		kubernetesWork: length(k8s),
-		loadingWork:    length(union(append(k8s, loading...))) - length(k8s),
+		loadingWork:    length(work) - length(k8s),
+		settleMargin:   length(append(work, intervals[settleMargin]...)) - length(work),
 	}
 	wall := total.End.Sub(total.Start).Seconds()
 	split[overheadWork] = wall - split[kubernetesWork] - split[loadingWork]
 	return split, wall, nil
+}
+
+// overheadSteps sums, by step name, the durations of the steps that are
+// overhead (over all nodes): where to look for the tool's own time.
+func overheadSteps(events []event) (map[string]float64, error) {
+	spans, err := spansOf(events)
+	if err != nil {
+		return nil, err
+	}
+	sums := map[string]float64{}
+	for _, s := range spans {
+		if s.Kind == "step" && stepWork(s) == overheadWork {
+			sums[s.Phase+": "+s.Step] += s.End.Sub(s.Start).Seconds()
+		}
+	}
+	return sums, nil
 }
 
 // union merges intervals into disjoint ones, in order.
@@ -211,15 +236,23 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 			fmt.Fprintf(&b, "| %s | %.2f |\n", s.name(), ratio(s.totals(methodTool), s.totals(methodHand)))
 		}
 		b.WriteString("\nWhere `kind alpha upgrade`'s time goes (from its `--output json` events; each instant counted once: Kubernetes work is kubeadm, drains, kubelet restarts and the waits for pods and nodes; loading is streaming binaries and importing images; the rest, including the 10 s settle margin per control-plane node, is overhead):\n\n")
-		b.WriteString("| cluster | Kubernetes work | loading | overhead | overhead share |\n|---|---|---|---|---|\n")
+		b.WriteString("| cluster | Kubernetes work | loading | overhead | of which settle margins | overhead share | share without the settle margins |\n|---|---|---|---|---|---|---|\n")
 		for _, s := range upgrades {
 			over := statsOf(s.split(methodTool, overheadWork))
-			share := 0.0
+			margins := statsOf(s.split(methodTool, settleMargin))
+			share, bare := 0.0, 0.0
 			if total := statsOf(s.totals(methodTool)).Median; total > 0 {
 				share = 100 * over.Median / total
+				bare = 100 * (over.Median - margins.Median) / total
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f%% |\n", s.name(),
-				statsOf(s.split(methodTool, kubernetesWork)), statsOf(s.split(methodTool, loadingWork)), over, share)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f%% | %.1f%% |\n", s.name(),
+				statsOf(s.split(methodTool, kubernetesWork)), statsOf(s.split(methodTool, loadingWork)), over, margins, share, bare)
+		}
+		b.WriteString("\nThe overhead's largest steps (seconds summed over the nodes, median of the runs):\n\n| cluster | step | seconds |\n|---|---|---|\n")
+		for _, s := range upgrades {
+			for _, st := range s.topOverhead(8) {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", s.name(), st.name, st.stats)
+			}
 		}
 	}
 	if len(loads) > 0 {
@@ -235,12 +268,14 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 
 // benchRun is one measured run.
 type benchRun struct {
-	Method  string             `json:"method"`
-	Round   int                `json:"round"`
-	Total   float64            `json:"totalSeconds"`
-	Phases  map[string]float64 `json:"phases"`
-	Split   map[string]float64 `json:"split,omitempty"`
-	Created float64            `json:"createSeconds,omitempty"`
+	Method string             `json:"method"`
+	Round  int                `json:"round"`
+	Total  float64            `json:"totalSeconds"`
+	Phases map[string]float64 `json:"phases"`
+	Split  map[string]float64 `json:"split,omitempty"`
+	// Overhead sums the overhead steps' durations by step name.
+	Overhead map[string]float64 `json:"overheadSteps,omitempty"`
+	Created  float64            `json:"createSeconds,omitempty"`
 }
 
 // benchSize is the runs of one cluster size, both methods.
@@ -282,6 +317,45 @@ func (s benchSize) split(method, work string) []float64 {
 		}
 	}
 	return v
+}
+
+// namedStats are a step's stats.
+type namedStats struct {
+	name  string
+	stats stats
+}
+
+// topOverhead returns the n overhead steps of the tool's runs with the
+// largest medians.
+func (s benchSize) topOverhead(n int) []namedStats {
+	values := map[string][]float64{}
+	runs := 0
+	for _, r := range s.Runs {
+		if r.Method != methodTool || r.Overhead == nil {
+			continue
+		}
+		runs++
+		for step, v := range r.Overhead {
+			values[step] = append(values[step], v)
+		}
+	}
+	var out []namedStats
+	for step, v := range values {
+		for len(v) < runs {
+			v = append(v, 0) // a run without the step spent nothing there
+		}
+		out = append(out, namedStats{name: step, stats: statsOf(v)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].stats.Median != out[j].stats.Median {
+			return out[i].stats.Median > out[j].stats.Median
+		}
+		return out[i].name < out[j].name
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
 }
 
 func ratio(ours, theirs []float64) float64 {

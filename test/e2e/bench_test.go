@@ -74,14 +74,15 @@ func (h *harness) kubeletsAt(version string) error {
 	return h.serverAt(version)
 }
 
-// TestBenchmarkUpgrade (make bench) measures, on fresh identical clusters,
-// `kind alpha upgrade` against the hand-typed sequence of
-// hack/bench/hand-upgrade.sh at each size of E2E_BENCH_WORKERS, the
-// methods alternating round after round; then loading the target's
+// TestBenchmarkUpgrade (make bench) measures loading the target's
 // artifacts (`kind alpha upgrade --skip-phases control-plane,kubelets,verify`)
 // against upstream `kind load image-archive` of the same archives at each
-// size of E2E_BENCH_LOADING. It writes bench.json and bench.md to the
-// artifacts folder. It fails only when a run fails, never on a time.
+// size of E2E_BENCH_LOADING; then, on fresh identical clusters,
+// `kind alpha upgrade` against the hand-typed sequence of
+// hack/bench/hand-upgrade.sh at each size of E2E_BENCH_WORKERS. The methods
+// alternate round after round. It writes bench.json and bench.md to the
+// artifacts folder after every run. It fails only when a run fails, never
+// on a time.
 func TestBenchmarkUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("benchmark: needs Docker and the offline artifacts (make bench)")
@@ -104,44 +105,21 @@ func TestBenchmarkUpgrade(t *testing.T) {
 		t.Logf("[%s] %s", time.Since(start).Round(time.Second), fmt.Sprintf(format, args...))
 	}
 
-	var upgrades []benchSize
-	for _, workers := range workerCounts(t, envBenchWorkers, "1 3") {
-		size := benchSize{Workers: workers}
-		h.nodeCount = 1 + workers
-		for round := 1; round <= rounds; round++ {
-			methods := []string{methodTool, methodHand}
-			if round%2 == 0 {
-				methods[0], methods[1] = methods[1], methods[0]
-			}
-			for _, method := range methods {
-				progress("%s, round %d of %d: creating the cluster at %s", size.name(), round, rounds, from)
-				created := h.createCluster(from, benchConfig(workers))
-				h.must("the nodes are Ready at "+from, func() error {
-					return eventually(3*time.Minute, func() error { return h.allAt(from) })
-				})
-				progress("%s, round %d: upgrading with %s", size.name(), round, method)
-				run := benchRun{Method: method, Round: round, Created: created.Seconds()}
-				h.must(fmt.Sprintf("%s, round %d: %s to %s", size.name(), round, method, to), func() error {
-					var err error
-					if method == methodHand {
-						run, err = h.handUpgrade(run, hand, imageDir, to)
-					} else {
-						run, err = h.toolUpgrade(run, imageDir, to, "--parallel-workers", strconv.Itoa(max(1, workers)))
-					}
-					return err
-				})
-				progress("%s, round %d: %s took %.1f s %v", size.name(), round, method, run.Total, run.Phases)
-				size.Runs = append(size.Runs, run)
-				h.must("delete the cluster", func() error {
-					_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
-					return err
-				})
-			}
+	// the report is written after every run, so that a benchmark stopped
+	// half-way still leaves what it measured
+	machine := h.machine()
+	var upgrades, loads []benchSize
+	save := func(upgrades, loads []benchSize) string {
+		report := benchReport(machine, from, to, rounds, upgrades, loads)
+		writeFile(t, h.artifacts, "bench.md", report)
+		if b, err := json.MarshalIndent(map[string]interface{}{
+			"machine": machine, "from": from, "to": to, "rounds": rounds, "upgrade": upgrades, "loading": loads,
+		}, "", "  "); err == nil {
+			writeFile(t, h.artifacts, "bench.json", string(b)+"\n")
 		}
-		upgrades = append(upgrades, size)
+		return report
 	}
 
-	var loads []benchSize
 	for _, workers := range workerCounts(t, envBenchLoading, "0 1 3") {
 		size := benchSize{Workers: workers}
 		h.nodeCount = 1 + workers
@@ -169,6 +147,7 @@ func TestBenchmarkUpgrade(t *testing.T) {
 				})
 				progress("loading on %s, round %d: %s took %.1f s", size.name(), round, method, run.Total)
 				size.Runs = append(size.Runs, run)
+				save(upgrades, append(loads, size))
 			}
 		}
 		h.must("delete the cluster", func() error {
@@ -178,15 +157,44 @@ func TestBenchmarkUpgrade(t *testing.T) {
 		loads = append(loads, size)
 	}
 
-	machine := h.machine()
-	report := benchReport(machine, from, to, rounds, upgrades, loads)
-	writeFile(t, h.artifacts, "bench.md", report)
-	if b, err := json.MarshalIndent(map[string]interface{}{
-		"machine": machine, "from": from, "to": to, "rounds": rounds, "upgrade": upgrades, "loading": loads,
-	}, "", "  "); err == nil {
-		writeFile(t, h.artifacts, "bench.json", string(b)+"\n")
+	for _, workers := range workerCounts(t, envBenchWorkers, "1 3") {
+		size := benchSize{Workers: workers}
+		h.nodeCount = 1 + workers
+		for round := 1; round <= rounds; round++ {
+			methods := []string{methodTool, methodHand}
+			if round%2 == 0 {
+				methods[0], methods[1] = methods[1], methods[0]
+			}
+			for _, method := range methods {
+				progress("%s, round %d of %d: creating the cluster at %s", size.name(), round, rounds, from)
+				created := h.createCluster(from, benchConfig(workers))
+				h.must("the nodes are Ready at "+from, func() error {
+					return eventually(3*time.Minute, func() error { return h.allAt(from) })
+				})
+				progress("%s, round %d: upgrading with %s", size.name(), round, method)
+				run := benchRun{Method: method, Round: round, Created: created.Seconds()}
+				h.must(fmt.Sprintf("%s, round %d: %s to %s", size.name(), round, method, to), func() error {
+					var err error
+					if method == methodHand {
+						run, err = h.handUpgrade(run, hand, imageDir, to)
+					} else {
+						run, err = h.toolUpgrade(run, imageDir, to, "--parallel-workers", strconv.Itoa(max(1, workers)))
+					}
+					return err
+				})
+				progress("%s, round %d: %s took %.1f s %v", size.name(), round, method, run.Total, run.Phases)
+				size.Runs = append(size.Runs, run)
+				save(append(upgrades, size), loads)
+				h.must("delete the cluster", func() error {
+					_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+					return err
+				})
+			}
+		}
+		upgrades = append(upgrades, size)
 	}
-	t.Log("\n" + report)
+
+	t.Log("\n" + save(upgrades, loads))
 }
 
 // toolUpgrade runs `kind alpha upgrade --output json` with extra flags and,
@@ -208,6 +216,9 @@ func (h *harness) toolUpgrade(run benchRun, imageDir, to string, extra ...string
 		return run, err
 	}
 	if run.Split, _, err = timeSplit(events); err != nil {
+		return run, err
+	}
+	if run.Overhead, err = overheadSteps(events); err != nil {
 		return run, err
 	}
 	if to == "" {

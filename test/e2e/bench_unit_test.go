@@ -57,7 +57,7 @@ func TestTimeSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{kubernetesWork: 63, loadingWork: 10, overheadWork: 27}
+	want := map[string]float64{kubernetesWork: 63, loadingWork: 10, overheadWork: 27, settleMargin: 10}
 	for k, v := range want {
 		if math.Abs(split[k]-v) > 1e-6 {
 			t.Errorf("%s: %.3f s, want %.0f", k, split[k], v)
@@ -65,6 +65,13 @@ func TestTimeSplit(t *testing.T) {
 	}
 	if wall != 100 {
 		t.Errorf("wall %.3f, want 100", wall)
+	}
+	steps, err := overheadSteps(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2 || steps["preflight: checking nodes"] != 2 || steps["kubelets: uncordoning"] != 1 {
+		t.Errorf("overhead steps %v", steps)
 	}
 }
 
@@ -101,9 +108,11 @@ func TestStatsOf(t *testing.T) {
 func TestBenchReport(t *testing.T) {
 	t.Parallel()
 	upgrades := []benchSize{{Workers: 1, Runs: []benchRun{
-		{Method: methodTool, Round: 1, Total: 200, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{kubernetesWork: 170, loadingWork: 20, overheadWork: 10}},
+		{Method: methodTool, Round: 1, Total: 200, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{kubernetesWork: 170, loadingWork: 20, overheadWork: 10, settleMargin: 5},
+			Overhead: map[string]float64{"preflight: checking nodes": 1, "kubelets: uncordoning": 4}},
 		{Method: methodHand, Round: 1, Total: 250, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160}},
-		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{kubernetesWork: 180, loadingWork: 20, overheadWork: 20}},
+		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{kubernetesWork: 180, loadingWork: 20, overheadWork: 20, settleMargin: 5},
+			Overhead: map[string]float64{"preflight: checking nodes": 3}},
 		{Method: methodHand, Round: 2, Total: 230, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150}},
 	}}}
 	loads := []benchSize{{Workers: 3, Runs: []benchRun{
@@ -117,7 +126,9 @@ func TestBenchReport(t *testing.T) {
 		"| 1 control plane + 1 worker(s) | load-artifacts | - | 41.0 (40.0–42.0) |",
 		"| 1 control plane + 1 worker(s) | **total** | **210.0 (200.0–220.0)** | **240.0 (230.0–250.0)** |",
 		"| 1 control plane + 1 worker(s) | 0.88 |",
-		"| 1 control plane + 1 worker(s) | 175.0 (170.0–180.0) | 20.0 (20.0–20.0) | 15.0 (10.0–20.0) | 7.1% |",
+		"| 1 control plane + 1 worker(s) | 175.0 (170.0–180.0) | 20.0 (20.0–20.0) | 15.0 (10.0–20.0) | 5.0 (5.0–5.0) | 7.1% | 4.8% |",
+		// a run without a step counts it as 0 s
+		"| 1 control plane + 1 worker(s) | kubelets: uncordoning | 2.0 (0.0–4.0) |\n| 1 control plane + 1 worker(s) | preflight: checking nodes | 2.0 (1.0–3.0) |",
 		"| 4 | 30.0 (30.0–30.0) | 27.0 (27.0–27.0) | 40.0 (40.0–40.0) | 0.75 |",
 	} {
 		if !strings.Contains(got, want) {

@@ -18,7 +18,6 @@ package nodeutils_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -55,19 +54,25 @@ func TestFiles(t *testing.T) {
 	if _, ok, err := nodeutils.ReadFile(ctx, n, "/nope"); ok || err != nil {
 		t.Errorf("ReadFile of a missing file = %v, %v", ok, err)
 	}
-	old := append([]byte{}, n.Files["/usr/bin/kubelet"].Content...)
-	if err := nodeutils.InstallBinary(ctx, n, "/kind/upgrade/v1.34.4/kubelet", "/usr/bin/kubelet"); err != nil {
+	old := n.Files["/usr/bin/kubelet"]
+	staged := "/kind/upgrade/v1.34.4/kubelet"
+	if got, err := nodeutils.Compare(ctx, n, [2]string{staged, "/usr/bin/kubelet"}, [2]string{"/nope", "/usr/bin/kubelet"}); err != nil || fmt.Sprint(got) != "[differ missing]" {
+		t.Errorf("Compare before installing = %v, %v", got, err)
+	}
+	if err := nodeutils.InstallBinaries(ctx, n, [2]string{staged, "/usr/bin/kubelet"}); err != nil {
 		t.Fatal(err)
 	}
-	if string(n.Files["/usr/bin/kubelet"].Content) != "new kubelet" || string(n.Files["/usr/bin/kubelet.old"].Content) != string(old) {
-		t.Error("InstallBinary did not replace the binary and keep the old one")
+	if string(n.Files["/usr/bin/kubelet"].Content) != "new kubelet" || n.Files["/usr/bin/kubelet.old"] != old {
+		t.Error("InstallBinaries did not replace the binary and keep the old one")
 	}
-	digests, err := nodeutils.FileDigests(ctx, n, "/usr/bin/kubelet", "/nope", "/kind/upgrade/v1.34.4/kubelet")
-	if err != nil {
+	if got, err := nodeutils.Compare(ctx, n, [2]string{staged, "/usr/bin/kubelet"}); err != nil || fmt.Sprint(got) != "[same]" {
+		t.Errorf("Compare after installing = %v, %v", got, err)
+	}
+	if err := nodeutils.WriteString(ctx, n, "/kind/version", 0o644, "v1.34.4"); err != nil {
 		t.Fatal(err)
 	}
-	if digests[0] != fmt.Sprintf("%x", sha256.Sum256([]byte("new kubelet"))) || digests[1] != "" || digests[2] != digests[0] {
-		t.Errorf("digests %v", digests)
+	if content, ok, err := nodeutils.ReadFile(ctx, n, "/kind/version"); err != nil || !ok || content != "v1.34.4" {
+		t.Errorf("ReadFile after WriteString = %q, %v, %v", content, ok, err)
 	}
 }
 

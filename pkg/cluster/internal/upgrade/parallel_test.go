@@ -81,6 +81,9 @@ func TestParallelWorkers(t *testing.T) {
 		reached := 0
 		for try := 0; try < 5 && reached != tc.want; try++ {
 			e := newEnv(t, 2, 4, fakenode.Flat)
+			// a restarted worker stays NotReady for a while (real ones
+			// take seconds), long enough for the next ones to start
+			e.cluster.Delays.NodeReads = 40
 			rec, err := e.run(func(o *upgrade.Options) { o.ParallelWorkers = tc.parallel })
 			if err != nil {
 				t.Fatalf("ParallelWorkers %d: %v", tc.parallel, err)

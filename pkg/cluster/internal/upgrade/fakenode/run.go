@@ -246,7 +246,8 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 		if f == nil {
 			return "ln: failed to access '" + src + "'", 1
 		}
-		n.Files[dst] = &File{Content: f.Content, Mode: f.Mode}
+		// a hard link: the same file under another name
+		n.Files[dst] = f
 		return "", 0
 	case "sha256sum":
 		var b strings.Builder
@@ -283,20 +284,85 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 	return "fakenode: unsupported command: " + strings.Join(argv, " "), 127
 }
 
-// runShell supports the scripts the workflow runs: nodeutils.Exists,
-// preflight's wait for the kubeadm lock and its kubeadm probe.
+// runShell supports the scripts the workflow runs: nodeutils' file
+// scripts, pinning images, preflight's wait for the kubeadm lock and its
+// kubeadm probe. A script's commands are simulated one by one, so it fails
+// where its commands would.
 func (n *Node) runShell(args []string, stdin []byte) (string, int) {
-	if len(args) == 4 && args[0] == "-c" && strings.Contains(args[1], "flock -n") {
+	if len(args) < 3 || args[0] != "-c" {
+		return "fakenode: unsupported shell command", 127
+	}
+	script, params := args[1], args[3:]
+	switch {
+	case strings.Contains(script, "flock -n") && len(params) == 1:
 		if n.Kubeadm != KubeadmNone {
 			return "busy\n", 0
 		}
 		return "", 0
-	}
-	if len(args) == 4 && args[0] == "-c" && strings.HasPrefix(args[1], `if [ -e "$1" ]`) {
-		if n.Files[args[3]] != nil {
-			return "yes\n", 0
+	case strings.HasPrefix(script, `for p; do if [ -e "$p" ]`):
+		var b strings.Builder
+		for _, p := range params {
+			if n.Files[p] != nil {
+				b.WriteString("yes\n")
+			} else {
+				b.WriteString("no\n")
+			}
+		}
+		return b.String(), 0
+	case strings.HasPrefix(script, `if [ -e "$1" ]; then echo yes; cat "$1"`) && len(params) == 1:
+		if f := n.Files[params[0]]; f != nil {
+			return "yes\n" + string(f.Content), 0
 		}
 		return "no\n", 0
+	case strings.Contains(script, `cat > "$1"`) && len(params) == 1:
+		return n.run([]string{"cp", "/dev/stdin", params[0]}, stdin)
+	case strings.HasPrefix(script, `chmod "$1" "$2" && mv -f`) && len(params) == 3:
+		return n.sequence([]string{"chmod", params[0], params[1]}, []string{"mv", "-f", params[1], params[2]})
+	case strings.Contains(script, `printf '%s' "$3"`) && len(params) == 3:
+		dest, mode, content := params[0], params[1], params[2]
+		n.Files[dest+".tmp"] = &File{Content: []byte(content), Mode: 0o644}
+		return n.sequence([]string{"chmod", mode, dest + ".tmp"}, []string{"mv", "-f", dest + ".tmp", dest})
+	case strings.Contains(script, "cmp -s") && len(params)%2 == 0:
+		var b strings.Builder
+		for i := 0; i < len(params); i += 2 {
+			src, dest := n.Files[params[i]], n.Files[params[i+1]]
+			switch {
+			case src == nil:
+				b.WriteString("missing\n")
+			case dest == nil:
+				b.WriteString("differ\n")
+			case src == dest || bytes.Equal(src.Content, dest.Content):
+				b.WriteString("same\n")
+			default:
+				b.WriteString("differ\n")
+			}
+		}
+		return b.String(), 0
+	case strings.Contains(script, `ln -f "$1" "$2.new"`) && len(params)%2 == 0:
+		for i := 0; i < len(params); i += 2 {
+			src, dest := params[i], params[i+1]
+			if _, code := n.run([]string{"ln", "-f", src, dest + ".new"}, nil); code != 0 {
+				if out, code := n.run([]string{"cp", src, dest + ".new"}, nil); code != 0 {
+					return out, code
+				}
+			}
+			steps := [][]string{{"chmod", "0755", dest + ".new"}}
+			if n.Files[dest] != nil {
+				steps = append(steps, []string{"ln", "-f", dest, dest + ".old"})
+			}
+			steps = append(steps, []string{"mv", "-f", dest + ".new", dest})
+			if out, code := n.sequence(steps...); code != 0 {
+				return out, code
+			}
+		}
+		return "", 0
+	case strings.Contains(script, "images label") && len(params) >= 1:
+		for _, ref := range params[1:] {
+			if out, code := n.run([]string{"ctr", "--namespace=k8s.io", "images", "label", ref, params[0]}, nil); code != 0 {
+				return out, code
+			}
+		}
+		return "", 0
 	}
 	if len(args) == 5 && args[0] == "-c" && strings.Contains(args[1], "flock -w") {
 		if n.Kubeadm == KubeadmStuck {
@@ -323,6 +389,20 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 		return version + "\n" + err.Error(), 1
 	}
 	return version + "\n" + strings.Join(KubeadmImages(version, cfg), "\n") + "\n", 0
+}
+
+// sequence runs each command in turn until one fails, like a script under
+// `set -e`.
+func (n *Node) sequence(steps ...[]string) (string, int) {
+	var b strings.Builder
+	for _, argv := range steps {
+		out, code := n.run(argv, nil)
+		b.WriteString(out)
+		if code != 0 {
+			return b.String(), code
+		}
+	}
+	return b.String(), 0
 }
 
 func (n *Node) runCtr(args []string, stdin []byte) (string, int) {

@@ -118,7 +118,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				if err := ctx.Kubeadm(Phase, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors()); err != nil {
 					return err
 				}
-				return nodeutils.WriteFile(ctx, n, marker, 0o644, strings.NewReader(st.Target+"\n"))
+				return nodeutils.WriteString(ctx, n, marker, 0o644, st.Target+"\n")
 			},
 		})
 	}
@@ -130,19 +130,17 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		},
 		actions.Todo[[]string]{
 			Name: "installing kubeadm, kubelet and kubectl " + st.Target,
-			// Run installs what Find found stale: hashing ~400 MB of
-			// binaries once is enough
+			// Run installs what Find found stale, all in one command
 			Find: func() ([]string, bool, string, error) {
 				stale, err := staleBinaries(ctx, n)
 				return stale, len(stale) == 0, "", err
 			},
 			Run: func(stale []string) error {
+				var pairs [][2]string
 				for _, name := range stale {
-					if err := nodeutils.InstallBinary(ctx, n, st.Staged(name), path.Join(BinDir, name)); err != nil {
-						return err
-					}
+					pairs = append(pairs, [2]string{st.Staged(name), path.Join(BinDir, name)})
 				}
-				return nil
+				return nodeutils.InstallBinaries(ctx, n, pairs...)
 			},
 		},
 		actions.Task{
@@ -192,7 +190,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return ok && strings.TrimSpace(content) == st.Target, "", err
 			},
 			Run: func() error {
-				return nodeutils.WriteFile(ctx, n, "/kind/version", 0o644, strings.NewReader(st.Target))
+				return nodeutils.WriteString(ctx, n, "/kind/version", 0o644, st.Target)
 			},
 		},
 	)
@@ -290,24 +288,24 @@ func drainBlocked(n nodes.Node, err error) error {
 }
 
 // staleBinaries lists the binaries in BinDir that differ from the staged
-// ones.
+// ones. Installed ones are hard links to the staged ones, so this reads no
+// data on kind's nodes.
 func staleBinaries(ctx *actions.Context, n nodes.Node) ([]string, error) {
 	st := ctx.State
-	var paths []string
+	var pairs [][2]string
 	for _, name := range artifacts.Binaries {
-		paths = append(paths, path.Join(BinDir, name), st.Staged(name))
+		pairs = append(pairs, [2]string{st.Staged(name), path.Join(BinDir, name)})
 	}
-	digests, err := nodeutils.FileDigests(ctx, n, paths...)
+	found, err := nodeutils.Compare(ctx, n, pairs...)
 	if err != nil {
 		return nil, err
 	}
 	var stale []string
 	for i, name := range artifacts.Binaries {
-		installed, staged := digests[2*i], digests[2*i+1]
-		if staged == "" {
+		switch found[i] {
+		case nodeutils.Missing:
 			return nil, errors.Errorf("%s is not staged on node %q: run the load-artifacts phase", st.Staged(name), n)
-		}
-		if installed != staged {
+		case nodeutils.Differ:
 			stale = append(stale, name)
 		}
 	}

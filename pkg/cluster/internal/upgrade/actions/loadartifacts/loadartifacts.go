@@ -124,13 +124,22 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	}
 }
 
-// pin keeps the kubelet's image garbage collection away from images.
+// pinScript gives each image named after $1 the label $1.
+const pinScript = `label=$1; shift; for ref; do ctr --namespace=k8s.io images label "$ref" "$label" >/dev/null || exit; done`
+
+// pin keeps the kubelet's image garbage collection away from images, in
+// one command.
 func pin(ctx *actions.Context, n nodes.Node, images []string) error {
+	if len(images) == 0 {
+		return nil
+	}
+	args := []string{"-c", pinScript, "sh", PinnedLabel}
+	var refs []string
 	for _, image := range images {
-		target := imageref.Normalize(image)
-		if err := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "label", target, PinnedLabel).Run(); err != nil {
-			return errors.Wrapf(err, "failed to pin %s on node %q", target, n)
-		}
+		refs = append(refs, imageref.Normalize(image))
+	}
+	if err := n.CommandContext(ctx, "sh", append(args, refs...)...).Run(); err != nil {
+		return errors.Wrapf(err, "failed to pin %s on node %q", strings.Join(refs, ", "), n)
 	}
 	return nil
 }
@@ -138,13 +147,17 @@ func pin(ctx *actions.Context, n nodes.Node, images []string) error {
 // unstaged returns the binaries not yet staged on n. Staged files are
 // written under a temporary name and renamed, so one that exists is whole.
 func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool, error) {
-	missing := map[*artifacts.Artifact]bool{}
+	var paths []string
 	for _, name := range artifacts.Binaries {
-		ok, err := nodeutils.Exists(ctx, n, ctx.State.Staged(name))
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
+		paths = append(paths, ctx.State.Staged(name))
+	}
+	found, err := nodeutils.ExistAll(ctx, n, paths...)
+	if err != nil {
+		return nil, err
+	}
+	missing := map[*artifacts.Artifact]bool{}
+	for i, name := range artifacts.Binaries {
+		if !found[i] {
 			missing[ctx.Source.Binaries[name]] = true
 		}
 	}

@@ -567,13 +567,17 @@ func checkSkips(ctx *actions.Context) error {
 		if load := st.Info[n.String()].Load; len(load) > 0 {
 			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
 		}
+		var paths []string
 		for _, name := range artifacts.Binaries {
-			ok, err := nodeutils.Exists(ctx, n, st.Staged(name))
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", loadartifacts.Phase, st.Staged(name), n, loadartifacts.Phase)
+			paths = append(paths, st.Staged(name))
+		}
+		found, err := nodeutils.ExistAll(ctx, n, paths...)
+		if err != nil {
+			return err
+		}
+		for i, p := range paths {
+			if !found[i] {
+				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", loadartifacts.Phase, p, n, loadartifacts.Phase)
 			}
 		}
 	}

@@ -1,0 +1,146 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeutils_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kind/pkg/exec"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+)
+
+// localNode runs a node's commands on this machine, with its own /bin/sh
+// (dash on Debian, as in kind's node image), so the scripts nodeutils
+// sends to nodes run for real here.
+type localNode struct{}
+
+func (localNode) String() string               { return "local" }
+func (localNode) Role() (string, error)        { return "worker", nil }
+func (localNode) IP() (string, string, error)  { return "127.0.0.1", "", nil }
+func (localNode) SerialLogs(w io.Writer) error { return nil }
+func (localNode) Command(c string, a ...string) exec.Cmd {
+	return exec.Command(c, a...)
+}
+func (localNode) CommandContext(ctx context.Context, c string, a ...string) exec.Cmd {
+	return exec.CommandContext(ctx, c, a...)
+}
+
+func TestScriptsOnARealShell(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n := localNode{}
+	dir := t.TempDir()
+	at := func(p string) string { return filepath.Join(dir, p) }
+	read := func(p string) string {
+		b, err := os.ReadFile(at(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	if err := nodeutils.WriteFile(ctx, n, at("stage/kubelet"), 0o755, strings.NewReader("new kubelet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := nodeutils.WriteFile(ctx, n, at("stage/kubeadm"), 0o755, strings.NewReader("new kubeadm")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(at("stage/kubelet")); err != nil || fi.Mode().Perm() != 0o755 || read("stage/kubelet") != "new kubelet" {
+		t.Fatalf("WriteFile wrote %v, %v", fi, err)
+	}
+	if _, err := os.Stat(at("stage/kubelet.tmp")); !os.IsNotExist(err) {
+		t.Error("WriteFile left its temporary file")
+	}
+	if err := nodeutils.WriteString(ctx, n, at("kind/version"), 0o644, "v1.34.4"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(at("kind/version")); err != nil || fi.Mode().Perm() != 0o644 || read("kind/version") != "v1.34.4" {
+		t.Fatalf("WriteString wrote %v, %v", fi, err)
+	}
+	found, err := nodeutils.ExistAll(ctx, n, at("kind/version"), at("nope"), at("stage/kubelet"))
+	if err != nil || fmt.Sprint(found) != "[true false true]" {
+		t.Errorf("ExistAll = %v, %v", found, err)
+	}
+	if content, ok, err := nodeutils.ReadFile(ctx, n, at("kind/version")); err != nil || !ok || content != "v1.34.4" {
+		t.Errorf("ReadFile = %q, %v, %v", content, ok, err)
+	}
+	if _, ok, err := nodeutils.ReadFile(ctx, n, at("nope")); ok || err != nil {
+		t.Errorf("ReadFile of a missing file = %v, %v", ok, err)
+	}
+
+	// /usr/bin holds an old kubelet and no kubeadm yet
+	if err := os.MkdirAll(at("bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(at("bin/kubelet"), []byte("old kubelet"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pairs := [][2]string{{at("stage/kubelet"), at("bin/kubelet")}, {at("stage/kubeadm"), at("bin/kubeadm")}}
+	compare := func(pairs ...[2]string) string {
+		t.Helper()
+		got, err := nodeutils.Compare(ctx, n, pairs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(got)
+	}
+	if got := compare(append(pairs, [2]string{at("nope"), at("bin/kubelet")})...); got != "[differ differ missing]" {
+		t.Errorf("Compare before installing = %s", got)
+	}
+	if err := nodeutils.InstallBinaries(ctx, n, pairs...); err != nil {
+		t.Fatal(err)
+	}
+	if read("bin/kubelet") != "new kubelet" || read("bin/kubelet.old") != "old kubelet" || read("bin/kubeadm") != "new kubeadm" {
+		t.Error("InstallBinaries did not replace the binaries and keep the old one")
+	}
+	if _, err := os.Stat(at("bin/kubeadm.old")); !os.IsNotExist(err) {
+		t.Error("InstallBinaries kept a previous kubeadm that did not exist")
+	}
+	staged, _ := os.Stat(at("stage/kubelet"))
+	installed, _ := os.Stat(at("bin/kubelet"))
+	if !os.SameFile(staged, installed) || installed.Mode().Perm() != 0o755 {
+		t.Error("the installed kubelet is not a hard link to the staged one with mode 0755")
+	}
+	if got := compare(pairs...); got != "[same same]" {
+		t.Errorf("Compare after installing = %s", got)
+	}
+	// a copy (another file system) with the same content is the same; an
+	// edited one differs
+	if err := os.WriteFile(at("copy"), []byte("new kubelet"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(at("edited"), []byte("new kubelet, edited"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := compare([2]string{at("stage/kubelet"), at("copy")}, [2]string{at("stage/kubelet"), at("edited")}); got != "[same differ]" {
+		t.Errorf("Compare of copies = %s", got)
+	}
+	// a source that is gone stops the install with an error
+	if err := nodeutils.InstallBinaries(ctx, n, [2]string{at("nope"), at("bin/kubectl")}); err == nil || !strings.Contains(err.Error(), "failed to install") {
+		t.Errorf("InstallBinaries of a missing file = %v", err)
+	}
+	if _, err := os.Stat(at("bin/kubectl")); !os.IsNotExist(err) {
+		t.Error("a failed install left a kubectl behind")
+	}
+}
