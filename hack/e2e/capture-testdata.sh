@@ -47,6 +47,7 @@ kubectl_cp() {
 version="$(on "${CP}" cat /kind/version)"
 on "${CP}" containerd config dump >"${OUT}/containerd-config-dump.toml"
 on "${CP}" containerd --version >"${OUT}/containerd-version.txt"
+on "${CP}" ctr --namespace=k8s.io images import --help >"${OUT}/ctr-images-import-help.txt"
 on "${CP}" ctr --namespace=k8s.io images ls --quiet >"${OUT}/ctr-images-ls-quiet-control-plane.txt"
 on "${WORKER}" ctr --namespace=k8s.io images ls --quiet >"${OUT}/ctr-images-ls-quiet-worker.txt"
 on "${CP}" df -Pk /var/lib/containerd >"${OUT}/df-var-lib-containerd.txt"

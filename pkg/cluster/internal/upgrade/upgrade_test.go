@@ -988,3 +988,29 @@ func TestResumeAfterAFailureAnywhere(t *testing.T) {
 
 // scanLines is a helper for tests reading text output.
 var _ = bufio.ScanLines
+
+// TestLocalImportWhereCtrOffersIt: images are imported with ctr's --local
+// where the node's ctr has it, and without it on a node whose ctr (before
+// containerd 2) refuses the flag.
+func TestLocalImportWhereCtrOffersIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.ReleaseTree)
+	old := e.cluster.Node("kind-worker")
+	old.OldCtr = true
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+	imports := map[string]int{}
+	for _, c := range e.cluster.Calls {
+		argv := strings.Join(c.Argv, " ")
+		if !strings.Contains(argv, "images import") || strings.Contains(argv, "--help") {
+			continue
+		}
+		imports[c.Node]++
+		if local := strings.Contains(argv, "--local"); local == (c.Node == old.Name) {
+			t.Errorf("node %s imported with --local %v: %s", c.Node, local, argv)
+		}
+	}
+	if imports["kind-control-plane"] == 0 || imports[old.Name] == 0 {
+		t.Errorf("imports by node: %v", imports)
+	}
+}

@@ -70,6 +70,9 @@ type Node struct {
 	// Kubeadm is a kubeadm an earlier run left holding the node's kubeadm
 	// lock.
 	Kubeadm KubeadmLeft
+	// OldCtr makes the node's ctr one without `images import --local`
+	// (containerd before 2), which refuses the flag.
+	OldCtr bool
 
 	// notReadyReads counts the node reads left that find it NotReady
 	// after its kubelet restarted; podsUnready the reads of its static

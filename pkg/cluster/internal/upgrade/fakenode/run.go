@@ -417,6 +417,16 @@ func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
 		}
 		return b.String(), 0
 	case "import":
+		if slices.Contains(args, "--help") {
+			help := "NAME:\n   ctr images import - Import images\n\nOPTIONS:\n   --all-platforms   Imports content for all platforms, false by default (default: false)\n"
+			if !n.OldCtr {
+				help += "   --local           Run import locally rather than through transfer API (default: false)\n"
+			}
+			return help, 0
+		}
+		if n.OldCtr && slices.Contains(args, "--local") {
+			return "Incorrect Usage: flag provided but not defined: -local", 1
+		}
 		refs, err := archiveRefs(bytes.NewReader(stdin))
 		if err != nil {
 			return "ctr: failed to import: " + err.Error(), 1

@@ -24,6 +24,7 @@ package loadartifacts
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -214,6 +215,14 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 	if err != nil {
 		return errors.Wrapf(err, "failed to read containerd's configuration on node %q", n)
 	}
+	help, err := exec.Output(n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "import", "--help"))
+	if err != nil {
+		return errors.Wrapf(err, "failed to run ctr on node %q", n)
+	}
+	args := []string{"--namespace=k8s.io", "images", "import", "--all-platforms", "--digests", "--snapshotter=" + snapshotter}
+	if LocalImport(string(help)) {
+		args = append(args, "--local")
+	}
 	wanted := map[*artifacts.Artifact]bool{}
 	for _, a := range load {
 		wanted[a] = true
@@ -222,8 +231,7 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 		func(a *artifacts.Artifact) bool { return wanted[a] },
 		func(a *artifacts.Artifact, r io.Reader) error {
 			ctx.Logger.V(1).Infof("%s: %s: importing %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
-			cmd := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "import",
-				"--all-platforms", "--digests", "--snapshotter="+snapshotter, "-").SetStdin(r)
+			cmd := n.CommandContext(ctx, "ctr", append(args, "-")...).SetStdin(r)
 			if err := cmd.Run(); err != nil {
 				if ctx.Err() != nil {
 					return errors.Wrapf(err, "cancelled while importing %s on node %q", a.Path, n)
@@ -245,6 +253,18 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 			return nil
 		},
 	)
+}
+
+// localFlag is ctr's --local in `ctr images import --help`.
+var localFlag = regexp.MustCompile(`(?m)^\s*--local\s`)
+
+// LocalImport reports whether a node's ctr, from `ctr images import
+// --help`, can import without containerd's transfer service (--local,
+// containerd 2), which is faster on kind's nodes (the user guide's Speed
+// section has the figures). kind's own `kind load` uses the transfer
+// service.
+func LocalImport(help string) bool {
+	return localFlag.MatchString(help)
 }
 
 // ParseSnapshotter returns the snapshotter of containerd's CRI plugin from

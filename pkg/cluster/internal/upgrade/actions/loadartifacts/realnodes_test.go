@@ -34,3 +34,19 @@ func TestParseSnapshotterOnRealNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalImportOnRealNodes reads `ctr images import --help` captured from
+// kind nodes (containerd 2.3.4 offers --local); containerd 1.6's ctr had no
+// such flag.
+func TestLocalImportOnRealNodes(t *testing.T) {
+	t.Parallel()
+	for _, version := range nodecapture.Versions {
+		if !LocalImport(string(nodecapture.Read(t, version, "ctr-images-import-help.txt"))) {
+			t.Errorf("%s: ctr offers no --local", version)
+		}
+	}
+	old := "OPTIONS:\n   --all-platforms   Imports content for all platforms\n   --local-only-not-a-flag\n"
+	if LocalImport(old) {
+		t.Error("LocalImport found --local in a help without it")
+	}
+}
