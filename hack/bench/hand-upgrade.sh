@@ -30,7 +30,8 @@
 #
 # KIND is the kind binary (default: kind on PATH); ARCH the release's
 # architecture (default amd64). It is the benchmark's reference (make bench) and a readable account of
-# what `kind alpha upgrade` automates; it checks nothing and does not resume.
+# what `kind alpha upgrade` automates; it checks nothing and does not resume,
+# but types `kubeadm upgrade node` again when it fails (see retry).
 # After each part it prints `BENCH phase=<name> seconds=<wall time>`.
 
 set -o errexit -o nounset -o pipefail
@@ -71,6 +72,19 @@ copy_binary() {
   docker exec "$1" mv -f "/usr/bin/$2.new" "/usr/bin/$2"
 }
 
+# retry COMMAND...: what a person does when a command fails right after the
+# API server restarted (e.g. `kubeadm upgrade node` refused by the node
+# authorizer until it has caught up): types it again, a few seconds later
+retry() {
+  local attempt
+  for attempt in 1 2 3 4 5 6 7 8 9 10; do
+    if "$@"; then return 0; fi
+    echo "hand-upgrade.sh: attempt ${attempt} of: $*: failed; trying again in 3 s" >&2
+    sleep 3
+  done
+  return 1
+}
+
 # upgrade_kubelet NODE: kubeadm's "upgrade the kubelet" steps for one node
 upgrade_kubelet() {
   local node="$1"
@@ -102,7 +116,7 @@ copy_binary "${CONTROL_PLANES[0]}" kubeadm
 docker exec "${CONTROL_PLANES[0]}" kubeadm upgrade apply "${VERSION}" --yes --ignore-preflight-errors="${IGNORE}"
 for node in "${CONTROL_PLANES[@]:1}"; do
   copy_binary "${node}" kubeadm
-  docker exec "${node}" kubeadm upgrade node --ignore-preflight-errors="${IGNORE}"
+  retry docker exec "${node}" kubeadm upgrade node --ignore-preflight-errors="${IGNORE}"
 done
 phase_done control-plane
 
@@ -112,7 +126,7 @@ for node in "${CONTROL_PLANES[@]}"; do
 done
 for node in "${WORKERS[@]}"; do
   copy_binary "${node}" kubeadm
-  docker exec "${node}" kubeadm upgrade node --ignore-preflight-errors="${IGNORE}"
+  retry docker exec "${node}" kubeadm upgrade node --ignore-preflight-errors="${IGNORE}"
   upgrade_kubelet "${node}"
 done
 phase_done kubelets
