@@ -131,7 +131,6 @@ export E2E_ETCD_IMAGE="${TO_ETCD_IMAGE}"
 export E2E_COREDNS_IMAGE="${TO_COREDNS_IMAGE}"
 export E2E_FROM_ETCD_IMAGE="${FROM_ETCD_IMAGE}"
 export E2E_FROM_COREDNS_IMAGE="${FROM_COREDNS_IMAGE}"
-export E2E_PAUSE_IMAGE="${TO_PAUSE_IMAGE}"
 export E2E_UNCHANGED_IMAGES=""
 # (not pause: kind's node images hold containerd's sandbox image instead of
 # kubeadm's pause, so the nodes lack it whatever its version)

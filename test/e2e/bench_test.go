@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,7 +36,6 @@ const (
 	envBenchWorkers  = "E2E_BENCH_WORKERS"  // worker counts of the upgrade benchmark (default "1 3")
 	envBenchLoading  = "E2E_BENCH_LOADING"  // worker counts of the loading benchmark (default "0 1 3")
 	envHandScript    = "E2E_HAND_SCRIPT"    // hack/bench/hand-upgrade.sh
-	envPauseImage    = "E2E_PAUSE_IMAGE"    // pause image kubeadm lists for the new version
 	benchClusterName = "kind-upgrade-bench" // the clusters the benchmark creates, one at a time
 )
 
@@ -128,13 +128,19 @@ func TestBenchmarkUpgrade(t *testing.T) {
 		h.must("the nodes are Ready at "+from, func() error {
 			return eventually(3*time.Minute, func() error { return h.allAt(from) })
 		})
+		var baseline map[string]map[string]bool
+		h.must("list the images of the fresh nodes", func() error {
+			var err error
+			baseline, err = h.imageBaseline()
+			return err
+		})
 		for round := 1; round <= rounds; round++ {
 			methods := []string{methodTool, methodKindLoad}
 			if round%2 == 0 {
 				methods[0], methods[1] = methods[1], methods[0]
 			}
 			for _, method := range methods {
-				h.must("remove the target's images and staged binaries from the nodes", func() error { return h.unload(to) })
+				h.must("remove the target's images and staged binaries from the nodes", func() error { return h.unload(to, baseline) })
 				run := benchRun{Method: method, Round: round}
 				h.must(fmt.Sprintf("loading on %s, round %d: %s", size.name(), round, method), func() error {
 					var err error
@@ -280,30 +286,26 @@ func (h *harness) kindLoad(run benchRun, imageDir string) (benchRun, error) {
 // unload removes the target's images (as kubeadm names them and as the
 // release tags them) and the staged binaries from every node, so that the
 // next load does all its work again.
-func (h *harness) unload(to string) error {
+func (h *harness) unload(to string, baseline map[string]map[string]bool) error {
 	out, err := h.run(nil, h.kind, "get", "nodes", "--name", h.name)
 	if err != nil {
 		return err
 	}
-	refs := []string{getenv(h.t, envEtcd), getenv(h.t, envCoreDNS), getenv(h.t, envPauseImage)}
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"} {
-		refs = append(refs, "registry.k8s.io/"+c+":"+to, "registry.k8s.io/"+c+"-"+runtime.GOARCH+":"+to)
-	}
 	for _, node := range strings.Fields(out) {
-		list, err := h.run(nil, "docker", "exec", node, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet")
+		present, err := h.imageRefs(node)
 		if err != nil {
 			return err
 		}
-		present := map[string]bool{}
-		for _, ref := range strings.Fields(list) {
-			present[ref] = true
-		}
+		// every image the loads added: the target's, under every name, and
+		// the import-<date>@sha256 names ctr's --digests gives them, which
+		// would otherwise keep their content for the next load
 		var remove []string
-		for _, ref := range refs {
-			if present[ref] {
+		for ref := range present {
+			if !baseline[node][ref] {
 				remove = append(remove, ref)
 			}
 		}
+		sort.Strings(remove)
 		if len(remove) > 0 {
 			if _, err := h.run(nil, "docker", append([]string{"exec", node, "ctr", "--namespace=k8s.io", "images", "rm", "--sync"}, remove...)...); err != nil {
 				return err
@@ -314,6 +316,34 @@ func (h *harness) unload(to string) error {
 		}
 	}
 	return nil
+}
+
+// imageRefs lists the images in node's containerd.
+func (h *harness) imageRefs(node string) (map[string]bool, error) {
+	list, err := h.run(nil, "docker", "exec", node, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet")
+	if err != nil {
+		return nil, err
+	}
+	refs := map[string]bool{}
+	for _, ref := range strings.Fields(list) {
+		refs[ref] = true
+	}
+	return refs, nil
+}
+
+// imageBaseline lists the images on each node of a fresh cluster.
+func (h *harness) imageBaseline() (map[string]map[string]bool, error) {
+	out, err := h.run(nil, h.kind, "get", "nodes", "--name", h.name)
+	if err != nil {
+		return nil, err
+	}
+	baseline := map[string]map[string]bool{}
+	for _, node := range strings.Fields(out) {
+		if baseline[node], err = h.imageRefs(node); err != nil {
+			return nil, err
+		}
+	}
+	return baseline, nil
 }
 
 // machine describes where the benchmark ran.
