@@ -31,7 +31,8 @@
 # KIND is the kind binary (default: kind on PATH); ARCH the release's
 # architecture (default amd64). It is the benchmark's reference (make bench) and a readable account of
 # what `kind alpha upgrade` automates; it checks nothing and does not resume,
-# but types `kubeadm upgrade node` again when it fails (see retry).
+# but types a kubeadm or kubectl command again when it fails right after an
+# API server restarted (see retry).
 # After each part it prints `BENCH phase=<name> seconds=<wall time>`.
 
 set -o errexit -o nounset -o pipefail
@@ -72,9 +73,10 @@ copy_binary() {
   docker exec "$1" mv -f "/usr/bin/$2.new" "/usr/bin/$2"
 }
 
-# retry COMMAND...: what a person does when a command fails right after the
-# API server restarted (e.g. `kubeadm upgrade node` refused by the node
-# authorizer until it has caught up): types it again, a few seconds later
+# retry COMMAND...: what a person does when a command fails right after an
+# API server restarted (`kubeadm upgrade node` refused by the node authorizer
+# until it has caught up, `kubectl drain` refused until RBAC is loaded):
+# types it again, a few seconds later
 retry() {
   local attempt
   for attempt in 1 2 3 4 5 6 7 8 9 10; do
@@ -88,15 +90,15 @@ retry() {
 # upgrade_kubelet NODE: kubeadm's "upgrade the kubelet" steps for one node
 upgrade_kubelet() {
   local node="$1"
-  kubectl drain "${node}" --ignore-daemonsets --delete-emptydir-data
+  retry kubectl drain "${node}" --ignore-daemonsets --delete-emptydir-data
   copy_binary "${node}" kubelet
   copy_binary "${node}" kubectl
   docker exec "${node}" systemctl restart kubelet
   until [[ "$(kubectl get node "${node}" -o jsonpath='{.status.nodeInfo.kubeletVersion}')" == "${VERSION}" ]]; do
     sleep 1
   done
-  kubectl wait --for=condition=Ready "node/${node}" --timeout=5m
-  kubectl uncordon "${node}"
+  retry kubectl wait --for=condition=Ready "node/${node}" --timeout=5m
+  retry kubectl uncordon "${node}"
 }
 
 # 1. images

@@ -56,15 +56,16 @@
 #     archives, and checks that everything else runs E2E_TO while etcd and
 #     CoreDNS keep the pinned images, with no data lost. Writes
 #     pinned-report.txt and the events to ${ARTIFACTS}/pinned.
-#   bench (make bench): TestBenchmarkUpgrade upgrades fresh identical
-#     clusters (1 control plane + E2E_BENCH_WORKERS workers, default "1 3")
-#     from E2E_FROM to E2E_TO with `kind alpha upgrade` and with the
-#     hand-typed sequence of hack/bench/hand-upgrade.sh, alternating,
-#     E2E_BENCH_ROUNDS times each (default 3), then times loading the
-#     target's artifacts against upstream `kind load image-archive` on
-#     1 + E2E_BENCH_LOADING workers (default "0 1 3"). Writes bench.md and
-#     bench.json to ${ARTIFACTS}/bench. Not a test: it fails only when a run
-#     fails.
+#   bench (make bench): TestBenchmarkUpgrade times loading the target's
+#     artifacts against upstream `kind load image-archive` on
+#     1 + E2E_BENCH_LOADING workers (default "0 1 3"), then upgrades fresh
+#     identical clusters (1 control plane + E2E_BENCH_WORKERS workers,
+#     default "1 3") from E2E_FROM to E2E_TO with `kind alpha upgrade` and
+#     with the hand-typed sequence of hack/bench/hand-upgrade.sh,
+#     alternating, E2E_BENCH_ROUNDS times each (default 3); " " skips a
+#     part. Writes bench.md and bench.json to ${ARTIFACTS}/bench after every
+#     run. Not a test: it fails only when a run fails (a failed run is named
+#     in the report and left out of its figures).
 #
 # Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind
 # (make build).

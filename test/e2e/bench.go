@@ -235,6 +235,13 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 		for _, s := range upgrades {
 			fmt.Fprintf(&b, "| %s | %.2f |\n", s.name(), ratio(s.totals(methodTool), s.totals(methodHand)))
 		}
+		for _, s := range upgrades {
+			for _, r := range s.Runs {
+				if r.Failed != "" {
+					fmt.Fprintf(&b, "\nFailed, left out of the figures: %s, round %d, %s: %s\n", s.name(), r.Round, r.Method, r.Failed)
+				}
+			}
+		}
 		b.WriteString("\nWhere `kind alpha upgrade`'s time goes (from its `--output json` events; each instant counted once: Kubernetes work is kubeadm, drains, kubelet restarts and the waits for pods and nodes; loading is streaming binaries and importing images; the rest, including the 10 s settle margin per control-plane node, is overhead):\n\n")
 		b.WriteString("| cluster | Kubernetes work | loading | overhead | of which settle margins | overhead share | share without the settle margins |\n|---|---|---|---|---|---|---|\n")
 		for _, s := range upgrades {
@@ -275,7 +282,10 @@ type benchRun struct {
 	Split  map[string]float64 `json:"split,omitempty"`
 	// Overhead sums the overhead steps' durations by step name.
 	Overhead map[string]float64 `json:"overheadSteps,omitempty"`
-	Created  float64            `json:"createSeconds,omitempty"`
+	// Failed is why the run failed; failed runs are left out of the
+	// figures.
+	Failed  string  `json:"failed,omitempty"`
+	Created float64 `json:"createSeconds,omitempty"`
 }
 
 // benchSize is the runs of one cluster size, both methods.
@@ -290,7 +300,7 @@ func (s benchSize) name() string { return fmt.Sprintf("1 control plane + %d work
 func (s benchSize) totals(method string) []float64 {
 	var v []float64
 	for _, r := range s.Runs {
-		if r.Method == method {
+		if r.Method == method && r.Failed == "" {
 			v = append(v, r.Total)
 		}
 	}
@@ -301,7 +311,7 @@ func (s benchSize) totals(method string) []float64 {
 func (s benchSize) phase(method, phase string) []float64 {
 	var v []float64
 	for _, r := range s.Runs {
-		if t, ok := r.Phases[phase]; ok && r.Method == method {
+		if t, ok := r.Phases[phase]; ok && r.Method == method && r.Failed == "" {
 			v = append(v, t)
 		}
 	}
@@ -312,7 +322,7 @@ func (s benchSize) phase(method, phase string) []float64 {
 func (s benchSize) split(method, work string) []float64 {
 	var v []float64
 	for _, r := range s.Runs {
-		if r.Method == method && r.Split != nil {
+		if r.Method == method && r.Split != nil && r.Failed == "" {
 			v = append(v, r.Split[work])
 		}
 	}
@@ -331,7 +341,7 @@ func (s benchSize) topOverhead(n int) []namedStats {
 	values := map[string][]float64{}
 	runs := 0
 	for _, r := range s.Runs {
-		if r.Method != methodTool || r.Overhead == nil {
+		if r.Method != methodTool || r.Overhead == nil || r.Failed != "" {
 			continue
 		}
 		runs++

@@ -114,6 +114,7 @@ func TestBenchReport(t *testing.T) {
 		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{kubernetesWork: 180, loadingWork: 20, overheadWork: 20, settleMargin: 5},
 			Overhead: map[string]float64{"preflight: checking nodes": 3}},
 		{Method: methodHand, Round: 2, Total: 230, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150}},
+		{Method: methodHand, Round: 3, Total: 10, Phases: map[string]float64{"load-artifacts": 9}, Failed: "hand-upgrade.sh: exit status 1"},
 	}}}
 	loads := []benchSize{{Workers: 3, Runs: []benchRun{
 		{Method: methodTool, Round: 1, Total: 30, Phases: map[string]float64{"load-artifacts": 27}},
@@ -130,6 +131,8 @@ func TestBenchReport(t *testing.T) {
 		// a run without a step counts it as 0 s
 		"| 1 control plane + 1 worker(s) | kubelets: uncordoning | 2.0 (0.0–4.0) |\n| 1 control plane + 1 worker(s) | preflight: checking nodes | 2.0 (1.0–3.0) |",
 		"| 4 | 30.0 (30.0–30.0) | 27.0 (27.0–27.0) | 40.0 (40.0–40.0) | 0.75 |",
+		// the failed run is named and left out of the medians above
+		"Failed, left out of the figures: 1 control plane + 1 worker(s), round 3, hand-typed: hand-upgrade.sh: exit status 1",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the report lacks %q:\n%s", want, got)
