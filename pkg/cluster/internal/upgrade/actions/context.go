@@ -184,6 +184,15 @@ func (s *State) Staged(binary string) string {
 	return path.Join(s.StagingDir(), binary)
 }
 
+// StagedAll returns Staged of each of binaries.
+func (s *State) StagedAll(binaries []string) []string {
+	var paths []string
+	for _, b := range binaries {
+		paths = append(paths, s.Staged(b))
+	}
+	return paths
+}
+
 // APIRetries is how many times a request the API server failed transiently
 // is tried again, after pauses of PollInterval, doubled each time: 31 s in
 // all at the default PollInterval of 1 s. That outlasts an API server's

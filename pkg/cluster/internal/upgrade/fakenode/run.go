@@ -363,18 +363,15 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 			}
 		}
 		return "", 0
-	}
-	if len(args) == 5 && args[0] == "-c" && strings.Contains(args[1], "flock -w") {
+	case strings.Contains(script, "flock -w") && len(params) == 2:
 		if n.Kubeadm == KubeadmStuck {
 			return "", 1 // flock -w timed out
 		}
 		n.Kubeadm = KubeadmNone // it finished while flock waited
 		return "", 0
-	}
-	if len(args) >= 3 && args[0] == "-c" && strings.Contains(args[1], "df -Pk") {
-		return n.run(append([]string{"df", "-Pk"}, args[3:]...), nil)
-	}
-	if len(args) < 2 || args[0] != "-c" || !strings.Contains(args[1], "config images list") {
+	case strings.Contains(script, "df -Pk"):
+		return n.run(append([]string{"df", "-Pk"}, params...), nil)
+	case !strings.Contains(script, "config images list"):
 		return "fakenode: unsupported shell script", 127
 	}
 	name, version, ok := parseBinary(stdin)

@@ -136,11 +136,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return stale, len(stale) == 0, "", err
 			},
 			Run: func(stale []string) error {
-				var pairs [][2]string
-				for _, name := range stale {
-					pairs = append(pairs, [2]string{st.Staged(name), path.Join(BinDir, name)})
-				}
-				return nodeutils.InstallBinaries(ctx, n, pairs...)
+				return nodeutils.InstallBinaries(ctx, n, installPairs(st, stale)...)
 			},
 		},
 		actions.Task{
@@ -287,16 +283,21 @@ func drainBlocked(n nodes.Node, err error) error {
 	return errors.Wrapf(err, "a PodDisruptionBudget keeps node %q from being drained (kubectl get poddisruptionbudgets --all-namespaces shows which): let it allow a disruption, with more replicas or a lower minAvailable, then run the same command again; the node stays cordoned until then", n)
 }
 
+// installPairs pairs each of names' staged file with where it is installed.
+func installPairs(st *actions.State, names []string) [][2]string {
+	var pairs [][2]string
+	for _, name := range names {
+		pairs = append(pairs, [2]string{st.Staged(name), path.Join(BinDir, name)})
+	}
+	return pairs
+}
+
 // staleBinaries lists the binaries in BinDir that differ from the staged
 // ones. Installed ones are hard links to the staged ones, so this reads no
 // data on kind's nodes.
 func staleBinaries(ctx *actions.Context, n nodes.Node) ([]string, error) {
 	st := ctx.State
-	var pairs [][2]string
-	for _, name := range artifacts.Binaries {
-		pairs = append(pairs, [2]string{st.Staged(name), path.Join(BinDir, name)})
-	}
-	found, err := nodeutils.Compare(ctx, n, pairs...)
+	found, err := nodeutils.Compare(ctx, n, installPairs(st, artifacts.Binaries)...)
 	if err != nil {
 		return nil, err
 	}

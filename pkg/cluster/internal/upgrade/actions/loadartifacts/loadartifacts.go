@@ -148,11 +148,7 @@ func pin(ctx *actions.Context, n nodes.Node, images []string) error {
 // unstaged returns the binaries not yet staged on n. Staged files are
 // written under a temporary name and renamed, so one that exists is whole.
 func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool, error) {
-	var paths []string
-	for _, name := range artifacts.Binaries {
-		paths = append(paths, ctx.State.Staged(name))
-	}
-	found, err := nodeutils.ExistAll(ctx, n, paths...)
+	found, err := nodeutils.ExistAll(ctx, n, ctx.State.StagedAll(artifacts.Binaries)...)
 	if err != nil {
 		return nil, err
 	}

@@ -567,10 +567,7 @@ func checkSkips(ctx *actions.Context) error {
 		if load := st.Info[n.String()].Load; len(load) > 0 {
 			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
 		}
-		var paths []string
-		for _, name := range artifacts.Binaries {
-			paths = append(paths, st.Staged(name))
-		}
+		paths := st.StagedAll(artifacts.Binaries)
 		found, err := nodeutils.ExistAll(ctx, n, paths...)
 		if err != nil {
 			return err
