@@ -35,9 +35,11 @@ import (
 // node or its pods to become ready.
 const DefaultUpgradeWait = 5 * time.Minute
 
-// defaultSettle is how long a control-plane node's pods must stay Ready after
-// its kubelet restarted before the next node is touched.
-const defaultSettle = 10 * time.Second
+// defaultSettle is how long the new kubelet of a control-plane node must
+// show the same containers Ready before the next node is touched: two of
+// the kubelet's 1 s relists, so that a container it stops right after its
+// first sync is seen gone.
+const defaultSettle = 2 * time.Second
 
 // UpgradeOption configures Upgrade.
 type UpgradeOption interface {

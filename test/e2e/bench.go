@@ -27,9 +27,9 @@ import (
 )
 
 // settle is how long `kind alpha upgrade` keeps watching a control-plane
-// node's pods after they are Ready (pkg/cluster's default): a margin of the
-// tool's, not a wait Kubernetes needs.
-const settle = 10 * time.Second
+// node's pods once its new kubelet shows them Ready (pkg/cluster's
+// default): a margin of the tool's, not a wait Kubernetes needs.
+const settle = 2 * time.Second
 
 // Where the time of an upgrade goes, by what the steps do.
 const (
@@ -242,7 +242,7 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 				}
 			}
 		}
-		b.WriteString("\nWhere `kind alpha upgrade`'s time goes (from its `--output json` events; each instant counted once: Kubernetes work is kubeadm, drains, kubelet restarts and the waits for pods and nodes; loading is streaming binaries and importing images; the rest, including the 10 s settle margin per control-plane node, is overhead):\n\n")
+		b.WriteString("\nWhere `kind alpha upgrade`'s time goes (from its `--output json` events; each instant counted once: Kubernetes work is kubeadm, drains, kubelet restarts and the waits for pods and nodes; loading is streaming binaries and importing images; the rest, including the 2 s settle margin per control-plane node, is overhead):\n\n")
 		b.WriteString("| cluster | Kubernetes work | loading | overhead | of which settle margins | overhead share | share without the settle margins |\n|---|---|---|---|---|---|---|\n")
 		for _, s := range upgrades {
 			over := statsOf(s.split(methodTool, overheadWork))

@@ -56,7 +56,9 @@ var fullChain = []faultPoint{
 	{Phase: "load-artifacts", Node: "control-plane", Step: "staging ", AtBoundary: true, Action: faultSIGKILL},
 	{Phase: "load-artifacts", Node: "control-plane", Step: "importing ", Delay: 3 * time.Second, Action: faultSIGKILL},
 	{Phase: "control-plane", Node: "control-plane", Step: "kubeadm upgrade apply", Delay: 20 * time.Second, Action: faultSIGINT},
-	{Phase: "control-plane", Node: "control-plane", Step: "waiting for the control-plane pods", AtBoundary: true, Action: faultSIGKILL},
+	// right after the control-plane phase (one control-plane node: its pods
+	// are waited for in the kubelets phase)
+	{Phase: "control-plane", Node: "control-plane", Step: "kubeadm upgrade apply", AtBoundary: true, Action: faultSIGKILL},
 	{Phase: "kubelets", Node: "control-plane", Step: "draining", AtBoundary: true, Action: faultSIGINT},
 	{Phase: "kubelets", Node: "control-plane", Step: "restarting the kubelet", Action: faultKillExec, Exec: "restart kubelet"},
 	{Phase: "kubelets", Node: "worker", Step: "kubeadm upgrade node", Action: faultKillExec, Exec: "upgrade node"},

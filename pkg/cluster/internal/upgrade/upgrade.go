@@ -117,8 +117,9 @@ type Options struct {
 	// ParallelWorkers is how many workers the kubelets phase drains and
 	// upgrades at once (default 1).
 	ParallelWorkers int
-	// Settle is how long a control-plane node's pods must stay Ready after
-	// its kubelet restarted.
+	// Settle is how long the new kubelet of a control-plane node must
+	// show the same static pod containers Ready (checked on two polls at
+	// least this far apart) after its restart.
 	Settle time.Duration
 	// PollInterval is how often waits look again (default 1s).
 	PollInterval time.Duration

@@ -163,6 +163,9 @@ func assertUpgraded(t *testing.T, c *fakenode.Cluster) {
 	if c.KubernetesVersion != target {
 		t.Errorf("cluster version %s, want %s", c.KubernetesVersion, target)
 	}
+	for _, u := range c.Unsettled {
+		t.Errorf("ran %s", u)
+	}
 	for _, n := range c.Nodes {
 		if n.KubeletVersion != target || !n.Ready {
 			t.Errorf("node %s kubelet %s ready %v, want %s and Ready", n.Name, n.KubeletVersion, n.Ready, target)
@@ -1012,5 +1015,51 @@ func TestLocalImportWhereCtrOffersIt(t *testing.T) {
 	}
 	if imports["kind-control-plane"] == 0 || imports[old.Name] == 0 {
 		t.Errorf("imports by node: %v", imports)
+	}
+}
+
+// TestControlPlaneWaitAfterKubeadm checks where the upgrade waits for a
+// control-plane node's pods after its kubeadm upgrade: with one
+// control-plane node the kubelets phase, which restarts that node's
+// kubelet (and so its pods) next, is the only wait; with --skip-phases
+// kubelets, or several control-plane nodes, each node is waited for before
+// the next is touched.
+func TestControlPlaneWaitAfterKubeadm(t *testing.T) {
+	t.Parallel()
+	const wait = "waiting for the control-plane pods to run " + target + " and be Ready"
+	waitedOn := func(rec *recorder) []string {
+		var nodes []string
+		for _, ev := range rec.events {
+			if ev.Kind == report.KindStep && ev.Event.Event == report.EventStarted && ev.Step == wait {
+				nodes = append(nodes, ev.Node)
+			}
+		}
+		return nodes
+	}
+	cases := []struct {
+		name          string
+		controlPlanes int
+		skip          []string
+		want          string
+	}{
+		{"one control plane", 1, nil, ""},
+		{"one control plane, kubelets skipped", 1, []string{"kubelets"}, "kind-control-plane"},
+		{"three control planes", 3, nil, "kind-control-plane kind-control-plane2 kind-control-plane3"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, tc.controlPlanes, 1, fakenode.Flat)
+			rec, err := e.run(func(o *upgrade.Options) { o.SkipPhases = tc.skip })
+			if err != nil {
+				t.Fatalf("upgrade failed: %v\ncalls:\n%s", err, dump(e.cluster.Calls))
+			}
+			if got := strings.Join(waitedOn(rec), " "); got != tc.want {
+				t.Errorf("waited after kubeadm on %q, want %q", got, tc.want)
+			}
+			for _, u := range e.cluster.Unsettled {
+				t.Errorf("ran %s", u)
+			}
+		})
 	}
 }

@@ -50,8 +50,9 @@ type Options struct {
 	IgnorePreflightErrors []string
 	// PollInterval is how often waits look again.
 	PollInterval time.Duration
-	// Settle is how long a control-plane node's pods must stay Ready after
-	// its kubelet restarted before the next node is touched.
+	// Settle is how long the new kubelet of a control-plane node must
+	// show the same static pod containers Ready (checked on two polls at
+	// least this far apart) after its restart.
 	Settle time.Duration
 	// Skip holds the phases --skip-phases names.
 	Skip map[string]bool

@@ -76,8 +76,13 @@ type Node struct {
 
 	// notReadyReads counts the node reads left that find it NotReady
 	// after its kubelet restarted; podsUnready the reads of its static
-	// pods left that find them not Ready after they were replaced.
-	notReadyReads, podsUnready int
+	// pods left that find them not Ready after they were replaced;
+	// kubeletUnsynced the reads of its static pods left before its
+	// restarted kubelet syncs them (and then replaces them).
+	notReadyReads, podsUnready, kubeletUnsynced int
+	// generation numbers the static pods' containers: each replacement
+	// starts new ones.
+	generation int
 }
 
 // Delays are how long, in requests, a simulated change takes to settle the
@@ -91,6 +96,12 @@ type Delays struct {
 	PodReads int
 	// NodeReads find a node NotReady after its kubelet restarts.
 	NodeReads int
+	// KubeletSyncReads are the reads of a control-plane node's static
+	// pods (through the API server or its kubelet) before its restarted
+	// kubelet has synced them: until then the API server still shows the
+	// previous kubelet's containers Ready and the kubelet reports them
+	// without a status; then it replaces them.
+	KubeletSyncReads int
 }
 
 // KubeadmLeft is what a kubeadm left running by an interrupted run does.
@@ -163,6 +174,11 @@ type Cluster struct {
 	// disruption: kubectl drain cordons the node and then fails to evict
 	// them until its --timeout.
 	PDBBlocked map[string][]string
+	// Unsettled lists the commands that upgraded or drained a node while
+	// another control-plane node's static pods were still being replaced:
+	// on a real cluster the API server may be away then and, with several
+	// control-plane nodes, etcd may lose its quorum.
+	Unsettled []string
 
 	Calls []Call
 	seq   int
@@ -199,7 +215,7 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 		ImageConfig:       cfg,
 		APIServerUp:       true,
 		KubeletConfig:     KindKubeletConfig,
-		Delays:            Delays{APIRequests: 2, PodReads: 2, NodeReads: 2},
+		Delays:            Delays{APIRequests: 2, PodReads: 2, NodeReads: 2, KubeletSyncReads: 2},
 		keyCounts:         map[string]int{},
 	}
 	images := KubeadmImages(version, cfg)

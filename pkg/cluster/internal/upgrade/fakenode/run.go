@@ -93,6 +93,7 @@ func (c *cmd) Run() error {
 	case !c.node.Running:
 		out, code = "Error response from daemon: container "+c.node.Name+" is not running", 1
 	default:
+		cl.checkSettled(call)
 		out, code = c.node.run(c.argv, input)
 	}
 	call.Err = code != 0
@@ -468,8 +469,12 @@ func (n *Node) runSystemctl(args []string) (string, int) {
 		n.Ready = true
 		n.notReadyReads = n.cluster.Delays.NodeReads
 		if n.NodeRole == constants.ControlPlaneNodeRoleValue {
-			// the new kubelet restarts the static pods once more
-			n.restartStaticPods()
+			// the new kubelet restarts the static pods once more, once it
+			// has synced them
+			n.kubeletUnsynced = n.cluster.Delays.KubeletSyncReads
+			if n.kubeletUnsynced == 0 {
+				n.restartStaticPods()
+			}
 		}
 		return "", 0
 	}
@@ -579,8 +584,48 @@ func (n *Node) refusesHost(version string) bool {
 // are not Ready for a while, and the API server is away while its own
 // restarts.
 func (n *Node) restartStaticPods() {
+	n.generation++
 	n.podsUnready = n.cluster.Delays.PodReads
 	n.cluster.apiRefusals = n.cluster.Delays.APIRequests
+}
+
+// readStaticPods counts a read of n's static pods: once its restarted
+// kubelet has synced them, it replaces them.
+func (n *Node) readStaticPods() {
+	if n.kubeletUnsynced > 0 {
+		n.kubeletUnsynced--
+		if n.kubeletUnsynced == 0 {
+			n.restartStaticPods()
+		}
+	}
+}
+
+// settling reports whether n's static pods are being replaced.
+func (n *Node) settling() bool {
+	return n.kubeletUnsynced > 0 || n.podsUnready > 0
+}
+
+// containerID is the ID of the container of component on n now.
+func (n *Node) containerID(component string) string {
+	return fmt.Sprintf("containerd://%s-%s-%d", component, n.Name, n.generation)
+}
+
+// checkSettled records call in Unsettled when it upgrades a node or its
+// kubelet, or drains one, while another control-plane node's static pods
+// are being replaced.
+func (c *Cluster) checkSettled(call Call) {
+	joined := strings.Join(call.Argv, " ")
+	if call.Argv[0] == "kubectl" {
+		joined = strings.Join(kubectlArgs(call.Argv), " ")
+	}
+	if !strings.Contains(joined, "kubeadm upgrade ") && !strings.HasPrefix(joined, "systemctl restart ") && !strings.HasPrefix(joined, "drain ") {
+		return
+	}
+	for _, other := range c.Nodes {
+		if other.Name != call.About && other.NodeRole == constants.ControlPlaneNodeRoleValue && other.settling() {
+			c.Unsettled = append(c.Unsettled, fmt.Sprintf("%s while the static pods of %s were being replaced", call, other.Name))
+		}
+	}
 }
 
 // olderMinor reports whether a's minor version is older than b's.
@@ -635,6 +680,8 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		return c.KubeletConfig, 0
 	case joined == "get --raw=/readyz":
 		return "ok", 0
+	case strings.HasPrefix(joined, "get --raw=/api/v1/nodes/") && strings.HasSuffix(joined, "/proxy/pods"):
+		return c.kubeletPods(strings.TrimSuffix(strings.TrimPrefix(joined, "get --raw=/api/v1/nodes/"), "/proxy/pods"))
 	case joined == "get --raw=/version":
 		return toJSON(map[string]string{"gitVersion": c.KubernetesVersion}), 0
 	case joined == "get pods --all-namespaces -o json":
@@ -750,24 +797,59 @@ func (c *Cluster) nodeObjects() []interface{} {
 func (c *Cluster) staticPods() []interface{} {
 	var items []interface{}
 	for _, n := range c.Nodes {
-		ready := n.KubeletVersion != ""
-		if n.podsUnready > 0 {
+		// until the restarted kubelet syncs them, the API server shows the
+		// previous kubelet's status
+		stale := n.kubeletUnsynced > 0
+		n.readStaticPods()
+		ready := n.KubeletVersion != "" || stale
+		if n.podsUnready > 0 && !stale {
 			n.podsUnready--
 			ready = false
 		}
-		for _, component := range staticPods {
-			image := n.manifestImage(component)
-			if image == "" {
-				continue
-			}
-			items = append(items, map[string]interface{}{
-				"metadata": map[string]interface{}{"name": component + "-" + n.Name, "labels": map[string]string{"component": component, "tier": "control-plane"}},
-				"spec":     map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]string{"name": component, "image": image}}},
-				"status":   map[string]interface{}{"conditions": []interface{}{condition("Ready", ready)}},
-			})
-		}
+		items = append(items, n.staticPodObjects(true, ready)...)
 	}
 	return items
+}
+
+// staticPodObjects are n's static pods, Ready or not; without status, as
+// a kubelet reports those it has not synced yet.
+func (n *Node) staticPodObjects(withStatus, ready bool) []interface{} {
+	var items []interface{}
+	for _, component := range staticPods {
+		image := n.manifestImage(component)
+		if image == "" {
+			continue
+		}
+		status := map[string]interface{}{}
+		if withStatus {
+			status = map[string]interface{}{
+				"conditions":        []interface{}{condition("Ready", ready)},
+				"containerStatuses": []interface{}{map[string]interface{}{"name": component, "ready": ready, "containerID": n.containerID(component)}},
+			}
+		}
+		items = append(items, map[string]interface{}{
+			"metadata": map[string]interface{}{"name": component + "-" + n.Name, "labels": map[string]string{"component": component, "tier": "control-plane"},
+				"annotations": map[string]string{"kubernetes.io/config.source": "file"}},
+			"spec":   map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]string{"name": component, "image": image}}},
+			"status": status,
+		})
+	}
+	return items
+}
+
+// kubeletPods is what the kubelet of node answers on /pods: its static
+// pods with its own status.
+func (c *Cluster) kubeletPods(node string) (string, int) {
+	n := c.Node(node)
+	if n == nil {
+		return "Error from server (NotFound): nodes \"" + node + "\" not found", 1
+	}
+	if n.KubeletVersion == "" {
+		return "Error from server (ServiceUnavailable): error trying to reach service: dial tcp 172.18.0.9:10250: connect: connection refused", 1
+	}
+	synced := n.kubeletUnsynced == 0
+	n.readStaticPods()
+	return toJSON(map[string]interface{}{"kind": "PodList", "items": n.staticPodObjects(synced, n.podsUnready == 0)}), 0
 }
 
 // pods are the bare pods, plus one pod of a Deployment per schedulable

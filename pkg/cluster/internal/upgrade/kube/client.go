@@ -113,6 +113,19 @@ func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
 	return ParsePodList(out)
 }
 
+// KubeletPods lists the pods the kubelet of node runs, as that kubelet
+// itself sees them (its /pods, through the API server). A static pod's
+// status there is the running kubelet's own: a kubelet that has just
+// started has none until it has synced the pod (the API server keeps
+// showing the previous kubelet's status until then).
+func (c Client) KubeletPods(ctx context.Context, node string) ([]Pod, error) {
+	out, err := c.output(ctx, "get", "--raw=/api/v1/nodes/"+node+"/proxy/pods")
+	if err != nil {
+		return nil, err
+	}
+	return ParsePodList(out)
+}
+
 // Pods lists the pods of every namespace.
 func (c Client) Pods(ctx context.Context) ([]Pod, error) {
 	out, err := c.output(ctx, "get", "pods", "--all-namespaces", "-o", "json")

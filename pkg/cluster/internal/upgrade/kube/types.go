@@ -112,6 +112,9 @@ type Pod struct {
 	Component string
 	Images    []string
 	Ready     bool
+	// ContainerIDs are the IDs of the containers the pod runs, as its
+	// status reports them ("" for one not started yet).
+	ContainerIDs []string
 	// Unmanaged is true for a pod that `kubectl drain` deletes only with
 	// --force: one no controller recreates (no owner reference with
 	// controller: true), that is not a static pod's mirror and that has not
@@ -139,8 +142,11 @@ type podObject struct {
 		} `json:"containers"`
 	} `json:"spec"`
 	Status struct {
-		Phase      string      `json:"phase"`
-		Conditions []condition `json:"conditions"`
+		Phase             string      `json:"phase"`
+		Conditions        []condition `json:"conditions"`
+		ContainerStatuses []struct {
+			ContainerID string `json:"containerID"`
+		} `json:"containerStatuses"`
 	} `json:"status"`
 }
 
@@ -161,6 +167,9 @@ func (o podObject) pod() Pod {
 	p.Unmanaged = !controlled && !mirror && !finished
 	for _, c := range o.Spec.Containers {
 		p.Images = append(p.Images, c.Image)
+	}
+	for _, c := range o.Status.ContainerStatuses {
+		p.ContainerIDs = append(p.ContainerIDs, c.ContainerID)
 	}
 	return p
 }

@@ -35,6 +35,11 @@ const (
 	After  = "v1.34.4"
 )
 
+// KubeletRestart is the capture of a control-plane node's kubelet restart
+// (see kubelet-restart/SOURCE.txt): what the kubelet's /pods and the API
+// server showed of its static pods before, during and after.
+const KubeletRestart = "kubelet-restart"
+
 // Versions lists both captures.
 var Versions = []string{Before, After}
 

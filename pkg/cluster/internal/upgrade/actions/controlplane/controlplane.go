@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 )
 
 // Phase is this phase's name.
@@ -83,15 +84,31 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 		}
 	}
-	return []actions.Step{
-		upgrade,
-		actions.Task{
-			Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
-			Run: func() error {
-				return WaitForControlPlane(ctx, n)
-			},
-		},
+	steps := []actions.Step{upgrade}
+	if waitedForByKubelets(ctx) {
+		return steps
 	}
+	return append(steps, actions.Task{
+		Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
+		Run: func() error {
+			return WaitForControlPlane(ctx, n)
+		},
+	})
+}
+
+// kubeletsPhase is the name of the kubelets phase (kubelets.Phase; that
+// package imports this one).
+const kubeletsPhase = "kubelets"
+
+// waitedForByKubelets reports whether the wait for a node's control-plane
+// pods after its kubeadm upgrade can be left to the kubelets phase: with a
+// single control-plane node, that phase restarts the node's kubelet next,
+// which restarts those pods once more, and then waits for them (and for the
+// new kubelet to report them). With several control-plane nodes the wait
+// stays: the next one's upgrade must not start before these pods are back
+// (etcd's quorum, the API server behind the load balancer).
+func waitedForByKubelets(ctx *actions.Context) bool {
+	return len(ctx.State.ControlPlanes) == 1 && !ctx.Options.Skip[kubeletsPhase]
 }
 
 // WaitForControlPlane waits until n's static pods run the target and are
@@ -107,8 +124,31 @@ func WaitForControlPlane(ctx *actions.Context, n nodes.Node) error {
 // CheckControlPlane returns nil when n's static pods run the target and are
 // Ready and the API server answers /readyz, else what is not yet so.
 func CheckControlPlane(ctx *actions.Context, n nodes.Node) error {
-	if err := controlPlanePodsReady(ctx, n); err != nil {
-		return err
+	_, err := checkedPods(ctx, n)
+	return err
+}
+
+// CheckKubeletTookOver returns the container IDs of n's static pods when
+// CheckControlPlane passes and the kubelet now running on n reports the
+// same containers Ready (SameContainers), else what is not yet so.
+func CheckKubeletTookOver(ctx *actions.Context, n nodes.Node) (string, error) {
+	api, err := checkedPods(ctx, n)
+	if err != nil {
+		return "", err
 	}
-	return ctx.Kube().Readyz(ctx)
+	own, err := ctx.Kube().KubeletPods(ctx, n.String())
+	if err != nil {
+		return "", err
+	}
+	return SameContainers(api, own, n.String())
+}
+
+// checkedPods returns n's static pods as the API server shows them when
+// they run the target and are Ready and the API server answers /readyz.
+func checkedPods(ctx *actions.Context, n nodes.Node) ([]kube.Pod, error) {
+	pods, err := controlPlanePodsReady(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return pods, ctx.Kube().Readyz(ctx)
 }

@@ -19,6 +19,7 @@ package controlplane
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
@@ -87,18 +88,19 @@ func staticPodsAtTarget(ctx *actions.Context, n nodes.Node) (bool, string, error
 	return len(behind) == 0, strings.Join(behind, ", "), nil
 }
 
-// controlPlanePodsReady returns nil when the static pods of n run the
-// target's images and are Ready, as the API server sees them, else what is
-// not yet so.
-func controlPlanePodsReady(ctx *actions.Context, n nodes.Node) error {
+// controlPlanePodsReady returns n's static pods, as the API server sees
+// them, when they run the target's images and are Ready, else what is not
+// yet so.
+func controlPlanePodsReady(ctx *actions.Context, n nodes.Node) ([]kube.Pod, error) {
 	images, err := staticPodImages(ctx, n)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pods, err := ctx.Kube().ControlPlanePods(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var checked []kube.Pod
 	for component := range images {
 		want := imageref.Normalize(targetImage(ctx, component))
 		found := false
@@ -109,16 +111,52 @@ func controlPlanePodsReady(ctx *actions.Context, n nodes.Node) error {
 			found = true
 			for _, image := range p.Images {
 				if imageref.Normalize(image) != want {
-					return errors.Errorf("%s on %s runs %s, not %s yet", component, n, image, want)
+					return nil, errors.Errorf("%s on %s runs %s, not %s yet", component, n, image, want)
 				}
 			}
 			if !p.Ready {
-				return errors.Errorf("%s on %s is not Ready yet", component, n)
+				return nil, errors.Errorf("%s on %s is not Ready yet", component, n)
 			}
+			checked = append(checked, p)
 		}
 		if !found {
-			return errors.Errorf("no %s pod on %s yet", component, n)
+			return nil, errors.Errorf("no %s pod on %s yet", component, n)
 		}
 	}
-	return nil
+	return checked, nil
+}
+
+// SameContainers returns the container IDs of the static pods api (as the
+// API server shows them) when the kubelet's own view of them (kubelet, its
+// /pods) has each of them Ready with the same containers; else which is
+// not so. Right after a kubelet restart the API server still shows what
+// the previous kubelet reported, while the new kubelet reports a static
+// pod only once it has synced it, and so has decided whether to restart
+// its containers.
+func SameContainers(api, kubelet []kube.Pod, node string) (string, error) {
+	var ids []string
+	for _, p := range api {
+		var own *kube.Pod
+		for i := range kubelet {
+			if kubelet[i].Name == p.Name {
+				own = &kubelet[i]
+			}
+		}
+		switch {
+		case own == nil:
+			return "", errors.Errorf("the kubelet on %s does not run %s yet", node, p.Name)
+		case !own.Ready:
+			return "", errors.Errorf("%s is not Ready for the kubelet on %s yet", p.Name, node)
+		case strings.Join(own.ContainerIDs, ",") != strings.Join(p.ContainerIDs, ","):
+			return "", errors.Errorf("the API server does not show the containers the kubelet on %s runs for %s yet", node, p.Name)
+		}
+		for _, id := range own.ContainerIDs {
+			if id == "" {
+				return "", errors.Errorf("%s has a container not started yet on %s", p.Name, node)
+			}
+		}
+		ids = append(ids, own.ContainerIDs...)
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ","), nil
 }

@@ -329,18 +329,26 @@ func waitForNode(ctx *actions.Context, n nodes.Node) error {
 	})
 }
 
-// waitSettled waits until n's control-plane pods and /readyz have been fine
-// for Options.Settle without interruption: the new kubelet restarts them
-// once more a few seconds after it starts.
+// waitSettled waits until the new kubelet on control-plane node n has
+// taken over its static pods and they are back: it restarts them a few
+// seconds after it starts when their spec hashes differ under its version,
+// and until it has synced a pod the API server still shows the previous
+// kubelet's status. Done when controlplane.CheckKubeletTookOver finds the
+// same containers Ready on two polls at least Options.Settle apart, so that
+// a container the kubelet stops right after its first sync (it relists
+// them every second) is seen gone first.
 func waitSettled(ctx *actions.Context, n nodes.Node) error {
+	seen := ""
 	var since time.Time
 	return ctx.WaitFor("the control-plane pods on "+n.String()+" to settle", func() (bool, error) {
-		if err := controlplane.CheckControlPlane(ctx, n); err != nil {
-			since = time.Time{}
+		ids, err := controlplane.CheckKubeletTookOver(ctx, n)
+		if err != nil {
+			seen = ""
 			return false, err
 		}
-		if since.IsZero() {
-			since = time.Now()
+		if ids != seen {
+			seen, since = ids, time.Now()
+			return false, nil
 		}
 		return time.Since(since) >= ctx.Options.Settle, nil
 	})

@@ -1,0 +1,86 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controlplane
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
+)
+
+const capturedNode = "prof-control-plane"
+
+// staticPodsOf parses a capture and keeps the static control-plane pods of
+// capturedNode.
+func staticPodsOf(t *testing.T, name string) []kube.Pod {
+	t.Helper()
+	pods, err := kube.ParsePodList(nodecapture.Read(t, nodecapture.KubeletRestart, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var static []kube.Pod
+	for _, p := range pods {
+		if p.NodeName == capturedNode && p.Component != "" {
+			static = append(static, p)
+		}
+	}
+	return static
+}
+
+// TestSameContainersOnARealKubeletRestart reads what the API server and the
+// kubelet showed of a control-plane node's static pods while its restarted
+// kubelet replaced them: only once both show the new containers Ready are
+// they settled. Right after the restart the API server alone would have
+// passed: it still showed the previous kubelet's containers Ready.
+func TestSameContainersOnARealKubeletRestart(t *testing.T) {
+	t.Parallel()
+	staleAPI := staticPodsOf(t, "control-plane-pods-unsynced.json")
+	if len(staleAPI) != 4 {
+		t.Fatalf("%d static pods in the API server's capture, want 4", len(staleAPI))
+	}
+	for _, p := range staleAPI {
+		if !p.Ready || len(p.ContainerIDs) != 1 || !strings.HasPrefix(p.ContainerIDs[0], "containerd://") {
+			t.Fatalf("API server's %s right after the restart: %+v, want the previous kubelet's container Ready", p.Name, p)
+		}
+	}
+
+	before, err := SameContainers(staleAPI, staticPodsOf(t, "kubelet-pods-before.json"), capturedNode)
+	if err != nil {
+		t.Fatalf("before the restart: %v", err)
+	}
+	for _, tc := range []struct {
+		kubelet, want string
+	}{
+		{"kubelet-pods-unsynced.json", "does not run"},
+		{"kubelet-pods-restarting.json", "is not Ready for the kubelet"},
+		{"kubelet-pods-settled.json", "does not show the containers"},
+	} {
+		if _, err := SameContainers(staleAPI, staticPodsOf(t, tc.kubelet), capturedNode); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("API server right after the restart, kubelet %s: %v, want an error saying %q", tc.kubelet, err, tc.want)
+		}
+	}
+
+	after, err := SameContainers(staticPodsOf(t, "control-plane-pods-settled.json"), staticPodsOf(t, "kubelet-pods-settled.json"), capturedNode)
+	if err != nil {
+		t.Fatalf("settled: %v", err)
+	}
+	if after == before || strings.Count(after, "containerd://") != 4 {
+		t.Errorf("containers after the restart %q, before %q: want 4 new ones", after, before)
+	}
+}
