@@ -97,6 +97,10 @@ func ValidateSkipPhases(names []string) error {
 	return nil
 }
 
+// heartbeat is how often a step that still runs says so, when stderr is
+// not a terminal (a terminal has the spinner).
+const heartbeat = 30 * time.Second
+
 // Options configure a run.
 type Options struct {
 	// ClusterName is the cluster's kind name, for the command that
@@ -186,6 +190,9 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	}
 	if opts.Spinner != nil {
 		reportOpts = append(reportOpts, report.WithSpinner(opts.Spinner))
+	} else {
+		// a log has no spinner: say every so often what still runs
+		reportOpts = append(reportOpts, report.WithHeartbeat(heartbeat))
 	}
 	r := report.New(opts.Logger, reportOpts...)
 	defer r.Close()

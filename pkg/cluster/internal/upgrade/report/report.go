@@ -114,9 +114,10 @@ func (s Scope) String() string {
 // Reporter reports progress. It is safe for concurrent use. Its status
 // lines and spinner mirror kind's cli.Status, which is internal to kind.
 type Reporter struct {
-	logger  log.Logger
-	spinner *spinner
-	now     func() time.Time
+	logger    log.Logger
+	spinner   *spinner
+	heartbeat time.Duration
+	now       func() time.Time
 
 	mu   sync.Mutex
 	json *json.Encoder
@@ -139,6 +140,13 @@ func WithSpinner(tty io.Writer) Option {
 		r.spinner = newSpinner(tty)
 		r.logger = spinnerLogger{Logger: r.logger, spinner: r.spinner}
 	}
+}
+
+// WithHeartbeat logs, every interval while a step runs, that it still
+// runs and for how long: the progress a terminal gets from WithSpinner,
+// for a log or CI output. It does nothing beside a spinner.
+func WithHeartbeat(interval time.Duration) Option {
+	return func(r *Reporter) { r.heartbeat = interval }
 }
 
 // WithClock replaces time.Now, for tests.
@@ -177,12 +185,15 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 	start := r.now()
 	r.emit(Event{Time: start, Kind: scope.kind(), Event: EventStarted, Phase: scope.Phase, Node: scope.Node, Step: scope.Step})
 	isStep := scope.kind() == KindStep
+	stopBeating := func() {}
 	if isStep {
 		r.started(scope.String())
+		stopBeating = r.beat(scope.String())
 	} else if scope.kind() != KindUpgrade {
 		r.logger.V(1).Infof("%s: started", scope)
 	}
 	skipped, message, err := fn()
+	stopBeating()
 	end := r.now()
 	ev := Event{
 		Time: end, Kind: scope.kind(), Event: EventFinished,
@@ -240,6 +251,35 @@ func (r *Reporter) started(text string) {
 		return
 	}
 	r.logger.V(0).Infof(" • %s ...", text)
+}
+
+// beat logs the heartbeat of the step text, which starts now, until the
+// function it returns is called.
+func (r *Reporter) beat(text string) func() {
+	if r.spinner != nil || r.heartbeat <= 0 {
+		return func() {}
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ticker := time.NewTicker(r.heartbeat)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				r.logger.V(0).Infof(" • %s ... (%s so far)", text, round(time.Since(start)))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 func (r *Reporter) finished(text string, ev Event) {

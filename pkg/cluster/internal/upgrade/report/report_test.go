@@ -172,3 +172,56 @@ func TestFailedStepEventCarriesTheCommandAndItsOutput(t *testing.T) {
 		t.Errorf("the phase's event repeats the output or lost the failure: %+v", phase)
 	}
 }
+
+// beatLogger hands each line logged to a channel.
+type beatLogger struct {
+	log.NoopLogger
+	lines chan string
+}
+
+func (l beatLogger) V(level log.Level) log.InfoLogger {
+	if level > 0 {
+		return log.NoopInfoLogger{}
+	}
+	return beatInfoLogger(l)
+}
+
+type beatInfoLogger beatLogger
+
+func (i beatInfoLogger) Info(message string) { i.lines <- message }
+func (i beatInfoLogger) Infof(format string, args ...interface{}) {
+	i.lines <- fmt.Sprintf(format, args...)
+}
+func (i beatInfoLogger) Enabled() bool { return true }
+
+// TestHeartbeat checks that without a terminal a long step says, while it
+// runs, that it still runs, and that the heartbeat stops when it ends.
+func TestHeartbeat(t *testing.T) {
+	t.Parallel()
+	logger := beatLogger{lines: make(chan string, 100)}
+	r := New(logger, WithHeartbeat(time.Millisecond))
+	err := r.Run(Scope{Phase: "control-plane", Node: "kind-control-plane", Step: "kubeadm upgrade apply v1.37.2"}, func() (bool, string, error) {
+		// runs until it has seen two heartbeats
+		for beats := 0; beats < 2; {
+			line := <-logger.lines
+			if strings.HasPrefix(line, " • control-plane: kind-control-plane: kubeadm upgrade apply v1.37.2 ... (") && strings.HasSuffix(line, " so far)") {
+				beats++
+			}
+		}
+		return false, "", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the finished line comes after the last heartbeat, and none follows it
+	var rest []string
+	for len(logger.lines) > 0 {
+		rest = append(rest, <-logger.lines)
+	}
+	for len(rest) > 0 && strings.HasSuffix(rest[0], " so far)") {
+		rest = rest[1:]
+	}
+	if len(rest) != 1 || !strings.HasPrefix(rest[0], " ✓ control-plane: kind-control-plane: kubeadm upgrade apply v1.37.2 (") {
+		t.Errorf("after the step: %q, want its finished line alone", rest)
+	}
+}
