@@ -62,7 +62,7 @@
 #     identical clusters (1 control plane + E2E_BENCH_WORKERS workers,
 #     default "1 3") from E2E_FROM to E2E_TO with `kind alpha upgrade` and
 #     with the hand-typed sequence of hack/bench/hand-upgrade.sh,
-#     alternating, E2E_BENCH_ROUNDS times each (default 3); " " skips a
+#     alternating, E2E_BENCH_ROUNDS times each (default 3); "none" skips a
 #     part. Writes bench.md and bench.json to ${ARTIFACTS}/bench after every
 #     run. Not a test: it fails only when a run fails (a failed run is named
 #     in the report and left out of its figures).
