@@ -139,3 +139,17 @@ func TestBenchReport(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkerCounts(t *testing.T) {
+	const key = "E2E_BENCH_TEST_COUNTS"
+	for _, tc := range []struct{ value, want string }{
+		{"", "[0 1 3]"},
+		{"2 4", "[2 4]"},
+		{"none", "[]"},
+	} {
+		t.Setenv(key, tc.value)
+		if got := fmt.Sprint(workerCounts(t, key, "0 1 3")); got != tc.want {
+			t.Errorf("%s=%q: %s, want %s", key, tc.value, got, tc.want)
+		}
+	}
+}
