@@ -172,10 +172,20 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	src, err := artifacts.Open(opts.Context, opts.ImageDir)
+	var openOpts []artifacts.OpenOption
+	if !opts.DryRun {
+		// a release tarball is decompressed once, not once per node and step
+		openOpts = append(openOpts, artifacts.UnpackTarballIn(""))
+	}
+	src, err := artifacts.Open(opts.Context, opts.ImageDir, openOpts...)
 	if err != nil {
 		return errors.Wrap(err, "invalid --image-dir")
 	}
+	defer func() {
+		if err := src.Close(); err != nil {
+			opts.Logger.Warnf("%v", err)
+		}
+	}()
 	// which build of a source tree is used matters most: say it always
 	if line := src.Picked(); line != "" {
 		opts.Logger.V(0).Info(line)

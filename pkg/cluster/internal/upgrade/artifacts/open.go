@@ -62,7 +62,9 @@ const releaseTarballPattern = "kubernetes-server-linux-*.tar.gz"
 //     _output/local/bin/linux/<arch>, whichever has the newer kubeadm, and
 //     the *.tar of _output/release-images/<arch>. With builds for several
 //     architectures, <arch> is this machine's.
-func Open(ctx context.Context, path string) (*Source, error) {
+//
+// Options: UnpackTarballIn.
+func Open(ctx context.Context, path string, options ...OpenOption) (*Source, error) {
 	if path == "" {
 		return nil, errors.New("--image-dir is empty: " + layoutsHelp)
 	}
@@ -77,13 +79,28 @@ func Open(ctx context.Context, path string) (*Source, error) {
 		if !isTarballName(path) {
 			return nil, errors.Errorf("--image-dir %s is a file but not a release tarball (*.tar.gz or *.tgz): %s", path, layoutsHelp)
 		}
-		s := &Source{Path: path, Layout: LayoutReleaseTarball}
-		if err := s.indexTarball(ctx, path); err != nil {
+		return openTarball(ctx, path, path, options)
+	}
+	return openDir(ctx, path, options)
+}
+
+// openTarball indexes the release tarball given as path, unpacking it when
+// options say so.
+func openTarball(ctx context.Context, path, tarball string, options []OpenOption) (*Source, error) {
+	s := &Source{Path: path, Layout: LayoutReleaseTarball, tarball: tarball}
+	for _, o := range options {
+		o(s)
+	}
+	if s.unpackIn != "" {
+		if err := s.makeUnpackDir(); err != nil {
 			return nil, err
 		}
-		return s, nil
 	}
-	return openDir(ctx, path)
+	if err := s.indexTarball(ctx, tarball); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // isTarballName reports whether a file name is that of a gzip tarball.
@@ -92,7 +109,7 @@ func isTarballName(name string) bool {
 }
 
 // openDir detects the layout of the folder dir and indexes it.
-func openDir(ctx context.Context, dir string) (*Source, error) {
+func openDir(ctx context.Context, dir string, options []OpenOption) (*Source, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, errors.Wrapf(err, "failed to read --image-dir %s", dir)
@@ -116,11 +133,12 @@ func openDir(ctx context.Context, dir string) (*Source, error) {
 		}
 	}
 	if len(tarballs) == 1 {
-		s := &Source{Path: dir, Layout: LayoutReleaseTarball}
-		if err := s.indexTarball(ctx, tarballs[0]); err != nil {
+		s, err := openTarball(ctx, dir, tarballs[0], options)
+		if err != nil {
 			return nil, err
 		}
 		if err := s.indexArchiveFiles(dir); err != nil {
+			_ = s.Close()
 			return nil, err
 		}
 		return s, nil

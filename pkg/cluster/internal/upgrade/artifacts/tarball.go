@@ -165,24 +165,27 @@ func (s *Source) indexTarball(ctx context.Context, tarball string) error {
 			Mode:  hdr.FileInfo().Mode().Perm(),
 			entry: hdr.Name,
 		}
-		if isBinary {
-			if a.Mode&0o111 == 0 {
-				return errors.Errorf("%s is not executable (mode %v): extract the tarball, run chmod +x on %s and give the extracted kubernetes/server/bin as --image-dir", where, a.Mode, base)
-			}
-			arch, err := elfarch.Read(r)
-			if err != nil {
-				return errors.Wrapf(err, "failed to read %s (%s)", where, tarballHelp)
-			}
-			a.Kind = KindBinary
-			a.Arch = arch
-		} else {
-			refs, arch, err := imagearchive.Index(r, where)
-			if err != nil {
+		var u *unpacking
+		if s.unpacked != "" {
+			var err error
+			if u, err = s.unpack(a, r); err != nil {
 				return err
 			}
-			a.Kind = KindImageArchive
-			a.Arch = arch
-			a.Images = imagesOf(refs)
+			r = u.reader()
+		}
+		if err := indexEntry(a, r, where); err != nil {
+			if u != nil {
+				u.abort()
+				if werr := u.writeErr(); werr != nil {
+					return werr
+				}
+			}
+			return err
+		}
+		if u != nil {
+			if err := u.finish(); err != nil {
+				return err
+			}
 		}
 		s.add(a)
 		return nil
@@ -199,6 +202,31 @@ func (s *Source) indexTarball(ctx context.Context, tarball string) error {
 			return notFound(name, where)
 		}
 	}
+	return nil
+}
+
+// indexEntry reads what Open records of the binary or image archive a from
+// r, its content.
+func indexEntry(a *Artifact, r io.Reader, where string) error {
+	if slices.Contains(Binaries, a.Name) {
+		if a.Mode&0o111 == 0 {
+			return errors.Errorf("%s is not executable (mode %v): extract the tarball, run chmod +x on %s and give the extracted kubernetes/server/bin as --image-dir", where, a.Mode, a.Name)
+		}
+		arch, err := elfarch.Read(r)
+		if err != nil {
+			return errors.Wrapf(err, "failed to read %s (%s)", where, tarballHelp)
+		}
+		a.Kind = KindBinary
+		a.Arch = arch
+		return nil
+	}
+	refs, arch, err := imagearchive.Index(r, where)
+	if err != nil {
+		return err
+	}
+	a.Kind = KindImageArchive
+	a.Arch = arch
+	a.Images = imagesOf(refs)
 	return nil
 }
 

@@ -133,6 +133,11 @@ type Source struct {
 	// in; imagesMissing reports that it does not exist.
 	imagesDir     string
 	imagesMissing bool
+	// unpackIn is where Open makes the folder it unpacks a release
+	// tarball's artifacts to ("" for none: later walks decompress the
+	// tarball again); unpacked is that folder, which Close removes.
+	unpackIn string
+	unpacked string
 	// passes counts decompressions of the tarball (for tests).
 	passes atomic.Int64
 }

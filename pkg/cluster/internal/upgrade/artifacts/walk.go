@@ -42,7 +42,7 @@ func (s *Source) Walk(ctx context.Context, want func(*Artifact) bool, fn func(a 
 		if want != nil && !want(a) {
 			continue
 		}
-		if a.entry != "" {
+		if a.entry != "" && a.file == "" {
 			inTarball[a.entry] = a
 			continue
 		}

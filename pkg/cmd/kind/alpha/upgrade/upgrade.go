@@ -98,7 +98,8 @@ cluster config is not needed or changed.
   - a release's kubernetes/server/bin (kubeadm, kubelet, kubectl, kube-*.tar),
   - one of its parent folders (*.tar archives directly in the given folder are
     used too: put etcd, CoreDNS and pause archives there),
-  - a kubernetes-server-linux-<arch>.tar.gz, or a folder holding one,
+  - a kubernetes-server-linux-<arch>.tar.gz, or a folder holding one (its
+    binaries and archives are unpacked once into $TMPDIR for the run),
   - a Kubernetes source tree (or its _output) after make quick-release, or
     after make all and make quick-release-images: the binaries of
     _output/dockerized/bin/linux/<arch> or _output/local/bin/linux/<arch>,
