@@ -29,8 +29,9 @@ import (
 // when want is nil), in storage order, with a reader of its content that is
 // valid only until fn returns and that fn must not close: the *os.File of a
 // host file, or the entry of a release tarball. The tarball is decompressed
-// at most once per Walk, and only if an artifact in it is wanted; files are
-// opened one at a time; nothing is copied to disk. Walk returns the first
+// at most once per Walk, and only if an artifact in it is wanted and was not
+// unpacked by Open (UnpackTarballIn); files are opened one at a time;
+// nothing is copied to disk. Walk returns the first
 // error: fn's errors unchanged, unless reading the tarball itself failed.
 // Walks may run concurrently. Cancelling ctx stops a Walk within a few
 // kilobytes of the tarball, or before the next host file; a file already
