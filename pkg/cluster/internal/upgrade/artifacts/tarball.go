@@ -131,7 +131,6 @@ func binEntry(name string) (base, dir string, ok bool) {
 // tarball's server/bin in a single decompression pass, archives nested in
 // it included.
 func (s *Source) indexTarball(ctx context.Context, tarball string) error {
-	s.tarball = tarball
 	if s.Binaries == nil {
 		s.Binaries = map[string]*Artifact{}
 	}
@@ -171,7 +170,7 @@ func (s *Source) indexTarball(ctx context.Context, tarball string) error {
 			if u, err = s.unpack(a, r); err != nil {
 				return err
 			}
-			r = u.reader()
+			r = u.tee
 		}
 		if err := indexEntry(a, r, where); err != nil {
 			if u != nil {

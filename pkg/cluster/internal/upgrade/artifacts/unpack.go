@@ -17,7 +17,6 @@ limitations under the License.
 package artifacts
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +25,7 @@ import (
 	"strings"
 	"syscall"
 
-	kinderrors "sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/errors"
 )
 
 // OpenOption configures Open.
@@ -56,7 +55,7 @@ func (s *Source) Close() error {
 	if s.unpacked == "" {
 		return nil
 	}
-	return kinderrors.Wrapf(os.RemoveAll(s.unpacked), "failed to remove %s", s.unpacked)
+	return errors.Wrapf(os.RemoveAll(s.unpacked), "failed to remove %s", s.unpacked)
 }
 
 // makeUnpackDir makes the folder a release tarball is unpacked to, after
@@ -65,7 +64,7 @@ func (s *Source) makeUnpackDir() error {
 	removeLeftovers(s.unpackIn)
 	dir, err := os.MkdirTemp(s.unpackIn, fmt.Sprintf("%s%d-", unpackPrefix, os.Getpid()))
 	if err != nil {
-		return kinderrors.Wrapf(err, "failed to make a folder to unpack release tarball %s in (set TMPDIR to a writable folder)", s.tarball)
+		return errors.Wrapf(err, "failed to make a folder to unpack release tarball %s in (set TMPDIR to a writable folder)", s.tarball)
 	}
 	s.unpacked = dir
 	return nil
@@ -80,7 +79,7 @@ func removeLeftovers(parent string) {
 		if err != nil || pid <= 0 || pid == os.Getpid() {
 			continue
 		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
 			_ = os.RemoveAll(m)
 		}
 	}
@@ -111,7 +110,8 @@ type unpacking struct {
 	a    *Artifact
 	path string
 	w    *unpackWriter
-	tee  io.Reader
+	// tee reads the entry, writing what it reads to the file
+	tee io.Reader
 }
 
 // unpack starts unpacking the entry a, read from r, to its file in the
@@ -120,15 +120,10 @@ func (s *Source) unpack(a *Artifact, r io.Reader) (*unpacking, error) {
 	p := filepath.Join(s.unpacked, a.Name)
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
-		return nil, kinderrors.Wrapf(err, "failed to unpack %s to %s", a.Path, s.unpacked)
+		return nil, errors.Wrapf(err, "failed to unpack %s to %s", a.Path, s.unpacked)
 	}
 	w := &unpackWriter{f: f}
 	return &unpacking{a: a, path: p, w: w, tee: io.TeeReader(r, w)}, nil
-}
-
-// reader reads the entry, writing what it reads to the file.
-func (u *unpacking) reader() io.Reader {
-	return u.tee
 }
 
 // writeErr says why writing the file failed, wrapped for the user, or nil.
@@ -136,7 +131,7 @@ func (u *unpacking) writeErr() error {
 	if u.w.err == nil {
 		return nil
 	}
-	return kinderrors.Wrapf(u.w.err, "failed to unpack %s to %s (it needs about %d MiB free there: set TMPDIR to a folder with room)", u.a.Path, filepath.Dir(u.path), u.a.Size>>20+1)
+	return errors.Wrapf(u.w.err, "failed to unpack %s to %s (it needs about %d MiB free there: set TMPDIR to a folder with room)", u.a.Path, filepath.Dir(u.path), u.a.Size>>20+1)
 }
 
 // finish writes the rest of the entry, closes the file and has the
@@ -148,10 +143,10 @@ func (u *unpacking) finish() error {
 		return werr
 	}
 	if err != nil {
-		return kinderrors.Wrapf(err, "failed to read %s (%s)", u.a.Path, tarballHelp)
+		return errors.Wrapf(err, "failed to read %s (%s)", u.a.Path, tarballHelp)
 	}
 	if closeErr != nil {
-		return kinderrors.Wrapf(closeErr, "failed to unpack %s to %s", u.a.Path, filepath.Dir(u.path))
+		return errors.Wrapf(closeErr, "failed to unpack %s to %s", u.a.Path, filepath.Dir(u.path))
 	}
 	u.a.file = u.path
 	return nil
