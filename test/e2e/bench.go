@@ -18,8 +18,10 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,6 +182,100 @@ func handPhases(out string) ([]string, map[string]float64, error) {
 	return order, times, scanner.Err()
 }
 
+// timedLine is a line of a command's output and when it arrived.
+type timedLine struct {
+	At   time.Time
+	Text string
+}
+
+// lineClock is an io.Writer that keeps what is written and notes when each
+// line arrived.
+type lineClock struct {
+	all     bytes.Buffer
+	partial []byte
+	lines   []timedLine
+}
+
+func (c *lineClock) String() string { return c.all.String() }
+
+func (c *lineClock) Write(p []byte) (int, error) {
+	now := time.Now()
+	c.all.Write(p)
+	c.partial = append(c.partial, p...)
+	for {
+		i := bytes.IndexByte(c.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		c.lines = append(c.lines, timedLine{At: now, Text: string(c.partial[:i])})
+		c.partial = c.partial[i+1:]
+	}
+}
+
+// part is a named part of a run and its wall time.
+type part struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Lines in `kubeadm upgrade apply`'s output (kubeadm v1.30 and later) that
+// start and end its parts.
+var (
+	kubeadmComponentStart = regexp.MustCompile(`^\[upgrade/staticpods\] Preparing for "([^"]+)" upgrade`)
+	kubeadmComponentDone  = regexp.MustCompile(`^\[upgrade/staticpods\] Component "([^"]+)" upgraded successfully`)
+	kubeadmSuccess        = regexp.MustCompile(`^\[upgrade\] SUCCESS!`)
+)
+
+// Parts of `kubeadm upgrade apply` that are not a static pod.
+const (
+	kubeadmBefore = "before the static pods (config, preflight, health-check Job)"
+	kubeadmAfter  = "after the static pods (config maps, RBAC, CoreDNS, kube-proxy)"
+	kubeadmTotal  = "total (first line to SUCCESS)"
+)
+
+// kubeadmApplyParts splits the run of `kubeadm upgrade apply` found in a
+// command's timed output into its parts: from its first `[upgrade]` line
+// to the first static pod's "Preparing", each static pod from "Preparing"
+// to "upgraded successfully", from the last of those to "SUCCESS!", and
+// the whole, in that order.
+func kubeadmApplyParts(lines []timedLine) ([]part, error) {
+	var first, last time.Time
+	var parts []part
+	started := map[string]time.Time{}
+	for _, l := range lines {
+		text := strings.TrimSpace(l.Text)
+		if first.IsZero() {
+			if !strings.HasPrefix(text, "[upgrade] ") {
+				continue
+			}
+			first, last = l.At, l.At
+		}
+		if m := kubeadmComponentStart.FindStringSubmatch(text); m != nil {
+			if len(parts) == 0 {
+				parts = append(parts, part{kubeadmBefore, l.At.Sub(first).Seconds()})
+			}
+			started[m[1]] = l.At
+			continue
+		}
+		if m := kubeadmComponentDone.FindStringSubmatch(text); m != nil {
+			begin, ok := started[m[1]]
+			if !ok {
+				return nil, fmt.Errorf("kubeadm's output says %q before it prepared it", text)
+			}
+			parts = append(parts, part{m[1], l.At.Sub(begin).Seconds()})
+			last = l.At
+			continue
+		}
+		if kubeadmSuccess.MatchString(text) {
+			if len(parts) == 0 {
+				return nil, fmt.Errorf("kubeadm upgrade apply succeeded without upgrading a static pod")
+			}
+			return append(parts, part{kubeadmAfter, l.At.Sub(last).Seconds()}, part{kubeadmTotal, l.At.Sub(first).Seconds()}), nil
+		}
+	}
+	return nil, fmt.Errorf("no successful kubeadm upgrade apply in the output")
+}
+
 // stats are the median, minimum and maximum of some measurements.
 type stats struct {
 	Median, Min, Max float64
@@ -262,6 +358,14 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 			}
 		}
 	}
+	if slices.ContainsFunc(upgrades, func(s benchSize) bool { return len(s.kubeadmParts()) > 0 }) {
+		b.WriteString("\nInside `kubeadm upgrade apply`, which both methods run (from the hand-typed runs, each line of kubeadm's output timed as it arrived; a static pod from kubeadm's \"Preparing\" to its \"upgraded successfully\"):\n\n| cluster | part | seconds |\n|---|---|---|\n")
+		for _, s := range upgrades {
+			for _, p := range s.kubeadmParts() {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", s.name(), p.name, p.stats)
+			}
+		}
+	}
 	if len(loads) > 0 {
 		b.WriteString("\n### Loading the target's artifacts: `kind alpha upgrade --skip-phases control-plane,kubelets,verify` against `kind load image-archive` of the same archives\n\n")
 		b.WriteString("| nodes | kind alpha upgrade (whole command) | of which load-artifacts | kind load image-archive | ratio of the medians |\n|---|---|---|---|---|\n")
@@ -286,6 +390,9 @@ type benchRun struct {
 	// figures.
 	Failed  string  `json:"failed,omitempty"`
 	Created float64 `json:"createSeconds,omitempty"`
+	// KubeadmApply is the hand-typed run's `kubeadm upgrade apply` in
+	// parts, from its output's lines timed as they arrived.
+	KubeadmApply []part `json:"kubeadmApply,omitempty"`
 }
 
 // benchSize is the runs of one cluster size, both methods.
@@ -364,6 +471,35 @@ func (s benchSize) topOverhead(n int) []namedStats {
 	})
 	if len(out) > n {
 		out = out[:n]
+	}
+	return out
+}
+
+// kubeadmParts returns the parts of the hand-typed runs' `kubeadm upgrade
+// apply`, in the order they first ran, the part after the static pods and
+// the total last.
+func (s benchSize) kubeadmParts() []namedStats {
+	var order []string
+	values := map[string][]float64{}
+	for _, r := range s.Runs {
+		if r.Method != methodHand || r.Failed != "" {
+			continue
+		}
+		for _, p := range r.KubeadmApply {
+			if _, ok := values[p.Name]; !ok && p.Name != kubeadmAfter && p.Name != kubeadmTotal {
+				order = append(order, p.Name)
+			}
+			values[p.Name] = append(values[p.Name], p.Seconds)
+		}
+	}
+	for _, last := range []string{kubeadmAfter, kubeadmTotal} {
+		if _, ok := values[last]; ok {
+			order = append(order, last)
+		}
+	}
+	var out []namedStats
+	for _, name := range order {
+		out = append(out, namedStats{name: name, stats: statsOf(values[name])})
 	}
 	return out
 }

@@ -248,12 +248,15 @@ func (h *harness) toolUpgrade(run benchRun, imageDir, to string, extra ...string
 // to.
 func (h *harness) handUpgrade(run benchRun, script, imageDir, to string) (benchRun, error) {
 	begin := time.Now()
-	out, err := h.run(nil, "env", "KIND="+h.kind, "bash", script, h.name, imageDir)
+	out, lines, err := h.runTimed("env", "KIND="+h.kind, "bash", script, h.name, imageDir)
 	run.Total = time.Since(begin).Seconds()
 	if err != nil {
 		return run, err
 	}
 	if _, run.Phases, err = handPhases(out); err != nil {
+		return run, err
+	}
+	if run.KubeadmApply, err = kubeadmApplyParts(lines); err != nil {
 		return run, err
 	}
 	return run, h.kubeletsAt(to)

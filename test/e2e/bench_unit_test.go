@@ -19,6 +19,7 @@ package e2e
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -110,11 +111,14 @@ func TestBenchReport(t *testing.T) {
 	upgrades := []benchSize{{Workers: 1, Runs: []benchRun{
 		{Method: methodTool, Round: 1, Total: 200, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{kubernetesWork: 170, loadingWork: 20, overheadWork: 10, settleMargin: 5},
 			Overhead: map[string]float64{"preflight: checking nodes": 1, "kubelets: uncordoning": 4}},
-		{Method: methodHand, Round: 1, Total: 250, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160}},
+		{Method: methodHand, Round: 1, Total: 250, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160},
+			KubeadmApply: []part{{kubeadmBefore, 5}, {"etcd", 70}, {kubeadmAfter, 4}, {kubeadmTotal, 150}}},
 		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{kubernetesWork: 180, loadingWork: 20, overheadWork: 20, settleMargin: 5},
 			Overhead: map[string]float64{"preflight: checking nodes": 3}},
-		{Method: methodHand, Round: 2, Total: 230, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150}},
-		{Method: methodHand, Round: 3, Total: 10, Phases: map[string]float64{"load-artifacts": 9}, Failed: "hand-upgrade.sh: exit status 1"},
+		{Method: methodHand, Round: 2, Total: 230, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150},
+			KubeadmApply: []part{{kubeadmBefore, 6}, {"etcd", 40}, {"kube-apiserver", 50}, {kubeadmAfter, 5}, {kubeadmTotal, 140}}},
+		{Method: methodHand, Round: 3, Total: 10, Phases: map[string]float64{"load-artifacts": 9}, Failed: "hand-upgrade.sh: exit status 1",
+			KubeadmApply: []part{{"etcd", 1}}},
 	}}}
 	loads := []benchSize{{Workers: 3, Runs: []benchRun{
 		{Method: methodTool, Round: 1, Total: 30, Phases: map[string]float64{"load-artifacts": 27}},
@@ -131,6 +135,10 @@ func TestBenchReport(t *testing.T) {
 		// a run without a step counts it as 0 s
 		"| 1 control plane + 1 worker(s) | kubelets: uncordoning | 2.0 (0.0–4.0) |\n| 1 control plane + 1 worker(s) | preflight: checking nodes | 2.0 (1.0–3.0) |",
 		"| 4 | 30.0 (30.0–30.0) | 27.0 (27.0–27.0) | 40.0 (40.0–40.0) | 0.75 |",
+		// kubeadm's parts in the order they ran, a failed run left out
+		"| 1 control plane + 1 worker(s) | " + kubeadmBefore + " | 5.5 (5.0–6.0) |\n| 1 control plane + 1 worker(s) | etcd | 55.0 (40.0–70.0) |\n" +
+			"| 1 control plane + 1 worker(s) | kube-apiserver | 50.0 (50.0–50.0) |\n" +
+			"| 1 control plane + 1 worker(s) | " + kubeadmAfter + " | 4.5 (4.0–5.0) |\n| 1 control plane + 1 worker(s) | " + kubeadmTotal + " | 145.0 (140.0–150.0) |\n",
 		// the failed run is named and left out of the medians above
 		"Failed, left out of the figures: 1 control plane + 1 worker(s), round 3, hand-typed: hand-upgrade.sh: exit status 1",
 	} {
@@ -151,5 +159,128 @@ func TestWorkerCounts(t *testing.T) {
 		if got := fmt.Sprint(workerCounts(t, key, "0 1 3")); got != tc.want {
 			t.Errorf("%s=%q: %s, want %s", key, tc.value, got, tc.want)
 		}
+	}
+}
+
+// realApply is the output of a hand-run `kubeadm upgrade apply v1.37.2
+// --yes` on a kind cluster at v1.36.3 (1 control plane + 1 worker, this
+// project's e2e node image, 2026-11-30), each line with the seconds after
+// the first at which it arrived; kubeadm's verbose log lines are left out.
+const realApply = `0.000 [upgrade] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...
+0.022 [upgrade/preflight] Running preflight checks
+0.257 [upgrade] Running cluster health checks
+5.164 [upgrade/preflight] You have chosen to upgrade the cluster version to "v1.37.2"
+5.258 [upgrade/control-plane] Upgrading your static Pod-hosted control plane to version "v1.37.2" (timeout: 5m0s)...
+5.266 [upgrade/staticpods] Writing new Static Pod manifests to "/etc/kubernetes/tmp/kubeadm-upgraded-manifests2457497653"
+5.453 [upgrade/staticpods] Preparing for "etcd" upgrade
+5.655 [upgrade/staticpods] Waiting for the kubelet to restart the component
+77.687 [apiclient] Found 1 Pods for label selector component=etcd
+78.145 [upgrade/staticpods] Component "etcd" upgraded successfully!
+78.173 [upgrade/etcd] Waiting for etcd to become available
+78.176 [upgrade/staticpods] Preparing for "kube-apiserver" upgrade
+78.445 [upgrade/staticpods] Waiting for the kubelet to restart the component
+124.949 [apiclient] Found 1 Pods for label selector component=kube-apiserver
+133.952 [upgrade/staticpods] Component "kube-apiserver" upgraded successfully!
+133.954 [upgrade/staticpods] Preparing for "kube-controller-manager" upgrade
+146.991 [apiclient] Found 1 Pods for label selector component=kube-controller-manager
+147.493 [upgrade/staticpods] Component "kube-controller-manager" upgraded successfully!
+147.495 [upgrade/staticpods] Preparing for "kube-scheduler" upgrade
+161.161 [apiclient] Found 1 Pods for label selector component=kube-scheduler
+161.163 [upgrade/staticpods] Component "kube-scheduler" upgraded successfully!
+161.447 [upgrade/control-plane] The control plane instance for this node was successfully upgraded!
+165.097 [addons] Applied essential addon: CoreDNS
+166.269 [addons] Applied essential addon: kube-proxy
+166.274 [upgrade] SUCCESS! A control plane node of your cluster was upgraded to "v1.37.2".
+166.279 [upgrade] Now please proceed with upgrading the rest of the nodes by following the right order.
+`
+
+// timed turns "<seconds> <text>" lines into timedLines.
+func timed(t *testing.T, text string) []timedLine {
+	t.Helper()
+	t0 := time.Date(2026, 11, 30, 17, 48, 21, 0, time.UTC)
+	var out []timedLine
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		at, rest, _ := strings.Cut(l, " ")
+		var s float64
+		if _, err := fmt.Sscan(at, &s); err != nil {
+			t.Fatalf("bad line %q: %v", l, err)
+		}
+		out = append(out, timedLine{At: t0.Add(time.Duration(s * float64(time.Second))), Text: rest})
+	}
+	return out
+}
+
+func TestKubeadmApplyParts(t *testing.T) {
+	t.Parallel()
+	// what the hand-typed script prints before kubeadm runs
+	before := "0.000 Image: \"registry.k8s.io/kube-proxy-amd64:v1.37.2\" with ID \"sha256:1\" not yet present on node \"b-worker\", loading...\n0.000 [kubelet-start] not kubeadm apply\n"
+	got, err := kubeadmApplyParts(timed(t, before+realApply))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []part{
+		{kubeadmBefore, 5.453}, {"etcd", 72.692}, {"kube-apiserver", 55.776},
+		{"kube-controller-manager", 13.539}, {"kube-scheduler", 13.668},
+		{kubeadmAfter, 5.111}, {kubeadmTotal, 166.274},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || math.Abs(got[i].Seconds-want[i].Seconds) > 0.0005 {
+			t.Errorf("part %d: got %v, want %v", i, got[i], want[i])
+		}
+	}
+
+	// a component kubeadm leaves alone has no part
+	skipped := strings.Replace(realApply,
+		"5.453 [upgrade/staticpods] Preparing for \"etcd\" upgrade\n",
+		"5.453 [upgrade/staticpods] Preparing for \"etcd\" upgrade\n5.460 [upgrade/staticpods] Current and new manifests of etcd are equal, skipping upgrade\n", 1)
+	skipped = regexpLine("Component \"etcd\" upgraded successfully").ReplaceAllString(skipped, "")
+	got, err = kubeadmApplyParts(timed(t, skipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range got {
+		if p.Name == "etcd" {
+			t.Errorf("etcd was skipped but has a part: %v", got)
+		}
+	}
+
+	for name, text := range map[string]string{
+		"interrupted":    regexpLine(`SUCCESS!`).ReplaceAllString(realApply, ""),
+		"no kubeadm":     before,
+		"done unstarted": regexpLine(`Preparing for "kube-scheduler"`).ReplaceAllString(realApply, ""),
+	} {
+		if got, err := kubeadmApplyParts(timed(t, text)); err == nil {
+			t.Errorf("%s: got %v, want an error", name, got)
+		}
+	}
+}
+
+func regexpLine(s string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[0-9.]+ .*` + regexp.QuoteMeta(s) + `.*\n`)
+}
+
+func TestLineClock(t *testing.T) {
+	t.Parallel()
+	c := &lineClock{}
+	for _, w := range []string{"[upgrade] one", "\n[upgr", "ade] two\n", "three\nfour"} {
+		if n, err := c.Write([]byte(w)); n != len(w) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", w, n, err)
+		}
+	}
+	var texts []string
+	for _, l := range c.lines {
+		texts = append(texts, l.Text)
+		if l.At.IsZero() {
+			t.Errorf("line %q has no time", l.Text)
+		}
+	}
+	if got := strings.Join(texts, "|"); got != "[upgrade] one|[upgrade] two|three" {
+		t.Errorf("lines %q", got)
+	}
+	if c.String() != "[upgrade] one\n[upgrade] two\nthree\nfour" {
+		t.Errorf("String() = %q", c.String())
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,7 +129,29 @@ func (h *harness) runStdout(name string, args ...string) (string, error) {
 	return h.runSplit(false, nil, name, args...)
 }
 
+// runTimed is run without stdin, also returning each line of the output
+// with the time it arrived.
+func (h *harness) runTimed(name string, args ...string) (string, []timedLine, error) {
+	clock := &lineClock{}
+	out, err := h.runTo(clock, nil, nil, name, args...)
+	return out, clock.lines, err
+}
+
 func (h *harness) runSplit(combined bool, stdin []byte, name string, args ...string) (string, error) {
+	var out, errOut bytes.Buffer
+	if combined {
+		return h.runTo(&out, nil, stdin, name, args...)
+	}
+	return h.runTo(&out, &errOut, stdin, name, args...)
+}
+
+// runTo runs a host command with its stdout to out and its stderr to
+// errOut (to out when nil), logging both to commands.log. It returns what
+// out holds.
+func (h *harness) runTo(out interface {
+	io.Writer
+	fmt.Stringer
+}, errOut *bytes.Buffer, stdin []byte, name string, args ...string) (string, error) {
 	timeout := h.timeout
 	if timeout == 0 {
 		timeout = 20 * time.Minute
@@ -136,11 +159,11 @@ func (h *harness) runSplit(combined bool, stdin []byte, name string, args ...str
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &errOut
-	if combined {
-		cmd.Stderr = &out
+	cmd.Stdout, cmd.Stderr = out, out
+	if errOut == nil {
+		errOut = &bytes.Buffer{}
+	} else {
+		cmd.Stderr = errOut
 	}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
