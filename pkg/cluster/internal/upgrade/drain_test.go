@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 )
 
@@ -112,4 +113,40 @@ func TestDrainBlockedByAPodDisruptionBudget(t *testing.T) {
 	e.cluster.PDBBlocked = nil
 	mustUpgrade(t, e)
 	assertUpgraded(t, e.cluster)
+}
+
+// TestUserCordonedNodeStaysCordoned: a node the user cordoned is drained
+// and upgraded but left cordoned; the nodes the upgrade cordoned are
+// uncordoned and lose its annotation, and the user's own annotations stay.
+// (Three workers, so that each node has another one to take its pods.)
+func TestUserCordonedNodeStaysCordoned(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 3, fakenode.Flat)
+	e.cluster.Node("kind-worker").Unschedulable = true
+	for _, n := range e.cluster.Nodes {
+		n.Annotations["example.com/owner"] = "team-a"
+	}
+	mustUpgrade(t, e)
+	for _, n := range e.cluster.Nodes {
+		if want := n.Name == "kind-worker"; n.Unschedulable != want {
+			t.Errorf("node %s: cordoned=%v, want %v", n.Name, n.Unschedulable, want)
+		}
+		if _, ok := n.Annotations[kubelets.DrainedAnnotation]; ok {
+			t.Errorf("node %s keeps %s", n.Name, kubelets.DrainedAnnotation)
+		}
+		if n.Annotations["example.com/owner"] != "team-a" {
+			t.Errorf("node %s lost the user's annotation: %v", n.Name, n.Annotations)
+		}
+	}
+	drained := map[string]bool{}
+	for _, call := range e.cluster.Calls {
+		if call.Argv[0] == "kubectl" && strings.Contains(strings.Join(call.Argv, " "), " drain ") {
+			drained[call.About] = true
+		}
+	}
+	for _, n := range e.cluster.Nodes {
+		if !drained[n.Name] {
+			t.Errorf("node %s was not drained", n.Name)
+		}
+	}
 }

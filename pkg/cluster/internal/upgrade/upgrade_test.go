@@ -233,7 +233,7 @@ func TestUpgradeOrderAndRoles(t *testing.T) {
 	last := map[string]int{}
 	first := map[string]int{}
 	for _, call := range c.Calls {
-		if mutating(call) && (call.Argv[0] == "systemctl" || installs(call) || strings.Contains(strings.Join(call.Argv, " "), "uncordon")) {
+		if mutating(call) && (call.Argv[0] == "systemctl" || installs(call) || strings.Contains(strings.Join(call.Argv, " "), " patch node ")) {
 			if _, ok := first[call.About]; !ok {
 				first[call.About] = call.Seq
 			}
@@ -906,7 +906,7 @@ func significant(c fakenode.Call) bool {
 	argv := strings.Join(c.Argv, " ")
 	return strings.Contains(argv, "kubeadm upgrade") || strings.Contains(argv, "images import") ||
 		argv == "systemctl restart kubelet" || strings.Contains(argv, "mv -f ") ||
-		(c.Argv[0] == "kubectl" && (strings.Contains(argv, " drain ") || strings.Contains(argv, " uncordon ")))
+		(c.Argv[0] == "kubectl" && (strings.Contains(argv, " drain ") || strings.Contains(argv, " patch node ")))
 }
 
 // TestResumeAfterAFailureAnywhere injects a failure into every command of a

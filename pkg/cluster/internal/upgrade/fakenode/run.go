@@ -124,7 +124,7 @@ func (c *cmd) about() string {
 	switch {
 	case len(args) >= 2 && (args[0] == "drain" || args[0] == "uncordon" || args[0] == "cordon"):
 		return args[1]
-	case len(args) >= 3 && args[0] == "annotate" && args[1] == "node":
+	case len(args) >= 3 && (args[0] == "annotate" || args[0] == "patch") && args[1] == "node":
 		return args[2]
 	}
 	return c.node.Name
@@ -739,8 +739,52 @@ func (n *Node) runKubectl(args []string) (string, int) {
 			}
 		}
 		return "node/" + args[2] + " annotated\n", 0
+	case len(args) >= 3 && args[0] == "patch" && args[1] == "node":
+		target := c.Node(args[2])
+		if target == nil {
+			return "Error from server (NotFound): nodes \"" + args[2] + "\" not found", 1
+		}
+		if flagValue(args, "--type=") != "merge" {
+			return "fakenode: only --type=merge node patches are simulated: " + joined, 127
+		}
+		return mergePatchNode(target, flagValue(args, "--patch="))
 	}
 	return "fakenode: unsupported kubectl command: " + joined, 127
+}
+
+// mergePatchNode applies a JSON merge patch (RFC 7386) of a node's
+// spec.unschedulable and metadata.annotations, the fields simulated here;
+// any other field is refused so that a test cannot pass on a patch the
+// fake ignores.
+func mergePatchNode(target *Node, patch string) (string, int) {
+	var p struct {
+		Spec     map[string]*bool              `json:"spec"`
+		Metadata map[string]map[string]*string `json:"metadata"`
+	}
+	dec := json.NewDecoder(strings.NewReader(patch))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return "error: unable to parse \"" + patch + "\": " + err.Error(), 1
+	}
+	for field, v := range p.Spec {
+		if field != "unschedulable" {
+			return "fakenode: spec." + field + " is not simulated", 127
+		}
+		target.Unschedulable = v != nil && *v
+	}
+	for field, values := range p.Metadata {
+		if field != "annotations" {
+			return "fakenode: metadata." + field + " is not simulated", 127
+		}
+		for k, v := range values {
+			if v == nil {
+				delete(target.Annotations, k)
+			} else {
+				target.Annotations[k] = *v
+			}
+		}
+	}
+	return "node/" + target.Name + " patched\n", 0
 }
 
 // apiRefused is what kubectl prints when no API server answers.

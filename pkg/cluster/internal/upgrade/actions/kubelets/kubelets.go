@@ -22,6 +22,7 @@ limitations under the License.
 package kubelets
 
 import (
+	"encoding/json"
 	"path"
 	"strings"
 	"sync"
@@ -173,10 +174,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return !ours, "the upgrade did not cordon it", nil
 			},
 			Run: func() error {
-				if err := ctx.Kube().Run(ctx, "uncordon", n.String()); err != nil {
-					return err
-				}
-				return ctx.Kube().Run(ctx, "annotate", "node", n.String(), DrainedAnnotation+"-")
+				return patchNode(ctx, n, false, "")
 			},
 		},
 		actions.Task{
@@ -265,13 +263,34 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 		// the user cordoned it: drain, but leave it cordoned afterwards
 		return drainBlocked(n, client.Run(ctx, drainArgs(ctx, n)...))
 	}
-	if err := client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+cordoned); err != nil {
+	if err := patchNode(ctx, n, true, cordoned); err != nil {
 		return err
 	}
 	if err := client.Run(ctx, drainArgs(ctx, n)...); err != nil {
 		return drainBlocked(n, err)
 	}
-	return client.Run(ctx, "annotate", "node", n.String(), "--overwrite", DrainedAnnotation+"="+Drained)
+	return patchNode(ctx, n, true, Drained)
+}
+
+// patchNode cordons (or uncordons) n and sets DrainedAnnotation to mark (or
+// removes it when mark is ""), both in one JSON merge patch: one command,
+// and no state in between for an interruption to leave.
+func patchNode(ctx *actions.Context, n nodes.Node, cordon bool, mark string) error {
+	var unschedulable, annotation interface{} // JSON null removes the field
+	if cordon {
+		unschedulable = true
+	}
+	if mark != "" {
+		annotation = mark
+	}
+	patch, err := json.Marshal(map[string]interface{}{
+		"spec":     map[string]interface{}{"unschedulable": unschedulable},
+		"metadata": map[string]interface{}{"annotations": map[string]interface{}{DrainedAnnotation: annotation}},
+	})
+	if err != nil {
+		return errors.Wrap(err, "failed to write the node patch")
+	}
+	return ctx.Kube().Run(ctx, "patch", "node", n.String(), "--type=merge", "--patch="+string(patch))
 }
 
 // drainBlocked says what to do when a PodDisruptionBudget kept a drain
