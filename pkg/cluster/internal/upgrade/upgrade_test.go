@@ -696,7 +696,9 @@ func TestVerifyWaitsForKindsAddons(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 1, 1, fakenode.Flat)
 	e.cluster.StorageDown = true
-	_, err := e.run(func(o *upgrade.Options) { o.Wait = 50 * time.Millisecond })
+	// the tests' usual --wait: a shorter one also bounds the waits before
+	// verify, which a loaded machine (-race on 2 cores) can exceed
+	_, err := e.run(nil)
 	if err == nil || !strings.Contains(err.Error(), "Deployment local-path-storage/local-path-provisioner") {
 		t.Fatalf("upgrade with kind's storage down: %v, want verify to name local-path-provisioner", err)
 	}
