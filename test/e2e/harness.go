@@ -138,11 +138,11 @@ func (h *harness) runTimed(name string, args ...string) (string, []timedLine, er
 }
 
 func (h *harness) runSplit(combined bool, stdin []byte, name string, args ...string) (string, error) {
-	var out, errOut bytes.Buffer
-	if combined {
-		return h.runTo(&out, nil, stdin, name, args...)
+	var errOut *bytes.Buffer // nil: stderr goes to stdout's buffer
+	if !combined {
+		errOut = &bytes.Buffer{}
 	}
-	return h.runTo(&out, &errOut, stdin, name, args...)
+	return h.runTo(&bytes.Buffer{}, errOut, stdin, name, args...)
 }
 
 // runTo runs a host command with its stdout to out and its stderr to

@@ -122,9 +122,9 @@ func (c *cmd) about() string {
 	}
 	args := kubectlArgs(c.argv)
 	switch {
-	case len(args) >= 2 && (args[0] == "drain" || args[0] == "uncordon" || args[0] == "cordon"):
+	case len(args) >= 2 && args[0] == "drain":
 		return args[1]
-	case len(args) >= 3 && (args[0] == "annotate" || args[0] == "patch") && args[1] == "node":
+	case len(args) >= 3 && args[0] == "patch" && args[1] == "node":
 		return args[2]
 	}
 	return c.node.Name
@@ -716,29 +716,6 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		}
 		target.Unschedulable = true
 		return "node/" + args[1] + " drained\n", 0
-	case len(args) == 2 && args[0] == "uncordon":
-		target := c.Node(args[1])
-		if target == nil {
-			return "not found", 1
-		}
-		target.Unschedulable = false
-		return "node/" + args[1] + " uncordoned\n", 0
-	case len(args) >= 4 && args[0] == "annotate" && args[1] == "node":
-		target := c.Node(args[2])
-		if target == nil {
-			return "not found", 1
-		}
-		for _, a := range args[3:] {
-			if strings.HasPrefix(a, "--") {
-				continue
-			}
-			if strings.HasSuffix(a, "-") {
-				delete(target.Annotations, strings.TrimSuffix(a, "-"))
-			} else if k, v, ok := strings.Cut(a, "="); ok {
-				target.Annotations[k] = v
-			}
-		}
-		return "node/" + args[2] + " annotated\n", 0
 	case len(args) >= 3 && args[0] == "patch" && args[1] == "node":
 		target := c.Node(args[2])
 		if target == nil {
