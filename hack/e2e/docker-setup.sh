@@ -23,6 +23,14 @@
 #    dockerd's default runtime;
 #  - starts dockerd in the background when `docker info` fails, after
 #    clearing what a killed dockerd leaves behind, and waits for it;
+#  - raises the host's inotify limits to what kind's known-issues page
+#    advises (fs.inotify.max_user_watches=524288,
+#    fs.inotify.max_user_instances=512) where they are lower: every kind
+#    node's processes count against the host's per-user limits (rootful
+#    Docker, no user namespaces), and a kubelet that cannot get an inotify
+#    instance dies at start (`inotify_init: too many open files`). Runtime
+#    only (sysctl -w): a reboot restores the host's own values, and the next
+#    run raises them again;
 #  - runs a --privileged container (create + exec) of a tiny imported image.
 #
 # Environment: DOCKERD_LOG (default /var/log/kind-upgrade-e2e-dockerd.log),
@@ -235,9 +243,29 @@ smoke_test() {
   log "privileged container run + exec ok (runtime: $(docker info --format '{{.DefaultRuntime}}'))"
 }
 
+# INOTIFY_LIMITS: kind's advice (https://kind.sigs.k8s.io/docs/user/known-issues/#pod-errors-due-to-too-many-open-files)
+INOTIFY_LIMITS=(fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512)
+
+# ensure_inotify_limits raises each limit of INOTIFY_LIMITS that is lower
+# on this host and says so; a limit that is already as high is left alone.
+ensure_inotify_limits() {
+  local setting key want have
+  for setting in "${INOTIFY_LIMITS[@]}"; do
+    key="${setting%%=*}"
+    want="${setting#*=}"
+    have="$(sysctl -n "${key}")"
+    if ((have >= want)); then
+      continue
+    fi
+    log "raising ${key} from ${have} to ${want} (kind's advice for several nodes on one host; sysctl -w, until the next reboot)"
+    sysctl -q -w "${key}=${want}" || die "could not raise ${key} to ${want}"
+  done
+}
+
 main() {
   [[ "$(id -u)" == 0 ]] || die "must run as root"
   ensure_packages
+  ensure_inotify_limits
   local changed=false
   if ! has_cap_sys_resource; then
     log "CAP_SYS_RESOURCE is not in the bounding set: using ${RUNTIME_NAME}"
