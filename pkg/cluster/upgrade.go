@@ -215,6 +215,18 @@ func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) err
 	if err != nil {
 		return errors.Wrapf(err, "failed to list the nodes of cluster %q", name)
 	}
+	// the other clusters' nodes share the host's limits with this one's
+	for _, c := range clusters {
+		if c == name {
+			continue
+		}
+		others, err := p.ListInternalNodes(c)
+		if err != nil {
+			// a cluster being deleted: it holds nothing for long
+			continue
+		}
+		opts.Neighbours = append(opts.Neighbours, others...)
+	}
 	return upgrade.Run(nodes, opts)
 }
 

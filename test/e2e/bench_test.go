@@ -130,9 +130,7 @@ func TestBenchmarkUpgrade(t *testing.T) {
 		h.nodeCount = 1 + workers
 		progress("loading on %s: creating the cluster at %s", size.name(), from)
 		h.createCluster(from, benchConfig(workers))
-		h.must("the nodes are Ready at "+from, func() error {
-			return eventually(3*time.Minute, func() error { return h.allAt(from) })
-		})
+		h.must("the nodes are Ready at "+from, func() error { return h.nodesReadyAt(from, 3*time.Minute) })
 		var baseline map[string]map[string]bool
 		h.must("list the images of the fresh nodes", func() error {
 			var err error
@@ -179,9 +177,7 @@ func TestBenchmarkUpgrade(t *testing.T) {
 			for _, method := range methods {
 				progress("%s, round %d of %d: creating the cluster at %s", size.name(), round, rounds, from)
 				created := h.createCluster(from, benchConfig(workers))
-				h.must("the nodes are Ready at "+from, func() error {
-					return eventually(3*time.Minute, func() error { return h.allAt(from) })
-				})
+				h.must("the nodes are Ready at "+from, func() error { return h.nodesReadyAt(from, 3*time.Minute) })
 				progress("%s, round %d: upgrading with %s", size.name(), round, method)
 				run := benchRun{Method: method, Round: round, Created: created.Seconds()}
 				// a failed run fails the benchmark at the end, is kept out

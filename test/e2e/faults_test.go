@@ -239,9 +239,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	worker := h.name + "-worker"
 
 	h.createCluster(from, faultsClusterConfig)
-	h.must("nodes Ready at "+from, func() error {
-		return eventually(3*time.Minute, func() error { return h.allAt(from) })
-	})
+	h.must("nodes Ready at "+from, func() error { return h.nodesReadyAt(from, 3*time.Minute) })
 	h.must("deploy the canaries", func() error { return h.deployCanaries(workloads, worker) })
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
 	h.must("write to the PersistentVolume", func() error {
@@ -502,4 +500,54 @@ func (h *harness) nodeReady(node string) error {
 		}
 	}
 	return fmt.Errorf("%s is not registered", node)
+}
+
+// inotifyInstancesLimit is the host's per-user limit of inotify instances.
+const inotifyInstancesLimit = "/proc/sys/fs/inotify/max_user_instances"
+
+// atInotifyLimit runs fn with the host's inotify instance limit lowered
+// to what the host's root processes hold now, plus 2, and restores the
+// limit afterwards: a host at its limit, where a kubelet that restarts may
+// find no instance free. fn gets the limit set.
+func (h *harness) atInotifyLimit(fn func(limit int) (string, error)) (string, error) {
+	old, err := os.ReadFile(inotifyInstancesLimit)
+	if err != nil {
+		return "", err
+	}
+	held, err := rootInotifyInstances()
+	if err != nil {
+		return "", err
+	}
+	limit := held + 2
+	fmt.Fprintf(h.log, "# %s: %s -> %d (root holds %d)\n", inotifyInstancesLimit, strings.TrimSpace(string(old)), limit, held)
+	if err := os.WriteFile(inotifyInstancesLimit, []byte(fmt.Sprint(limit)), 0o644); err != nil {
+		return "", err
+	}
+	defer func() {
+		if err := os.WriteFile(inotifyInstancesLimit, old, 0o644); err != nil {
+			h.t.Errorf("failed to restore %s to %s: %v", inotifyInstancesLimit, old, err)
+		}
+	}()
+	return fn(limit)
+}
+
+// rootInotifyInstances counts the inotify instances the host's processes
+// of user root hold (every rootful node's processes among them).
+func rootInotifyInstances() (int, error) {
+	fds, err := filepath.Glob("/proc/[0-9]*/fd/*")
+	if err != nil {
+		return 0, err
+	}
+	count := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err != nil || target != "anon_inode:inotify" {
+			continue
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(filepath.Dir(filepath.Dir(fd)), &st); err != nil || st.Uid != 0 {
+			continue
+		}
+		count++
+	}
+	return count, nil
 }

@@ -157,11 +157,8 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 
 	createTime := h.createCluster(from, haClusterConfig)
 	h.must("nodes Ready at "+from, func() error {
-		return eventually(5*time.Minute, func() error {
-			if err := h.nodeNames(append(append([]string{}, controlPlanes...), workers...)); err != nil {
-				return err
-			}
-			return h.allAt(from)
+		return h.nodesReadyAt(from, 5*time.Minute, func() error {
+			return h.nodeNames(append(append([]string{}, controlPlanes...), workers...))
 		})
 	})
 	before := h.versions("Before the upgrade")

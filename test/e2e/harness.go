@@ -278,6 +278,64 @@ func (h *harness) kubeletsReadyAt(version string) ([]nodeInfo, error) {
 	return nodes, nil
 }
 
+// nodesReadyAt waits up to timeout until every node is Ready at version
+// (allAt) and each of also passes. When they do not, the error names each
+// node container that is not registered or not Ready and quotes the end of
+// its kubelet's log, which says why.
+func (h *harness) nodesReadyAt(version string, timeout time.Duration, also ...func() error) error {
+	err := eventually(timeout, func() error {
+		for _, check := range also {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		return h.allAt(version)
+	})
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w%s", err, h.unreadyKubeletLogs())
+}
+
+// unreadyKubeletLogs describes the cluster's node containers that are not
+// registered with the API server or not Ready, each with the last lines of
+// its kubelet's log; "" when there are none.
+func (h *harness) unreadyKubeletLogs() string {
+	out, err := h.run(nil, "docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+h.name, "--format", `{{.Names}} {{.Label "io.x-k8s.kind.role"}}`)
+	if err != nil {
+		return "\n(the node containers could not be listed: " + err.Error() + ")"
+	}
+	registered := map[string]nodeInfo{}
+	if list, err := h.nodes(); err == nil {
+		for _, n := range list {
+			registered[n.Name] = n
+		}
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		name, role, _ := strings.Cut(line, " ")
+		if name == "" || role == "external-load-balancer" {
+			continue
+		}
+		n, ok := registered[name]
+		switch {
+		case !ok:
+			fmt.Fprintf(&b, "\nnode %s is not registered with the API server", name)
+		case !n.Ready:
+			fmt.Fprintf(&b, "\nnode %s is not Ready (kubelet %s)", name, n.Kubelet)
+		default:
+			continue
+		}
+		journal, err := h.run(nil, "docker", "exec", name, "journalctl", "-u", "kubelet", "--no-pager", "-o", "cat", "-n", "15")
+		if err != nil {
+			fmt.Fprintf(&b, "; its kubelet's log could not be read: %v", err)
+			continue
+		}
+		fmt.Fprintf(&b, "; the end of its kubelet's log:\n    %s", strings.ReplaceAll(strings.TrimSpace(journal), "\n", "\n    "))
+	}
+	return b.String()
+}
+
 // allAt checks every node is Ready at version (kubelet and /kind/version)
 // and that there are h.nodeCount of them.
 func (h *harness) allAt(version string) error {

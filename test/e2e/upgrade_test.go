@@ -210,9 +210,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 	worker := h.name + "-worker"
 
 	h.createCluster(from, clusterConfig)
-	h.must("nodes Ready at "+from, func() error {
-		return eventually(3*time.Minute, func() error { return h.allAt(from) })
-	})
+	h.must("nodes Ready at "+from, func() error { return h.nodesReadyAt(from, 3*time.Minute) })
 	before := h.versions("Before the upgrade")
 	t.Log(before)
 
@@ -261,6 +259,23 @@ func TestIntegrationUpgrade(t *testing.T) {
 			return h.allAt(from)
 		})
 	}
+
+	// a host at its inotify limit: a kubelet restarted there may not come
+	// back, so preflight refuses before anything changes; the runs below
+	// upgrade the same cluster once the limit is restored
+	h.check("refused, nothing changed: the host's inotify instances at their limit (fs.inotify.max_user_instances lowered to what the host's root processes hold, plus 2)", func() error {
+		nodes := []string{h.cp, worker}
+		msg, err := h.atInotifyLimit(func(limit int) (string, error) {
+			return h.refusedChangingNothing(nodes, []string{"alpha", "upgrade", "--name", h.name, "--image-dir", imageDir}, []string{
+				"the host's inotify limits leave too little room for the kubelets this upgrade restarts",
+				fmt.Sprintf("fs.inotify.max_user_instances is %d, of which the root processes of kind's nodes on this host hold", limit),
+				"sysctl -w fs.inotify.max_user_instances=",
+				"then run this command again",
+			})
+		})
+		writeFile(t, h.artifacts, "inotify-refusal.txt", msg+"\n")
+		return err
+	})
 
 	// an upgrade interrupted (Ctrl-C) while kubeadm upgrades the control
 	// plane: kubeadm goes on inside the node; running the same command

@@ -144,3 +144,49 @@ func TestScriptsOnARealShell(t *testing.T) {
 		t.Error("a failed install left a kubectl behind")
 	}
 }
+
+// TestUnitLogOnARealShell runs UnitLog's script on /bin/sh with systemctl
+// and journalctl stand-ins that print what systemd's do: the lines of the
+// unit's current invocation when the journal has them, else the unit's
+// last lines.
+func TestUnitLogOnARealShell(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	write := func(name, script string) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("journalctl", `echo "$*" >> "$(dirname "$0")/calls"
+case "$*" in
+*_SYSTEMD_INVOCATION_ID=abc*) printf 'old line\nE1201 "Failed to start cAdvisor" err="inotify_init: too many open files"\nlast line\n' ;;
+*_SYSTEMD_INVOCATION_ID=*) ;;
+*"-u kubelet -n 2"*) printf 'unit line 1\nunit line 2\n' ;;
+esac`)
+	for _, tc := range []struct {
+		name, invocation string
+		lines            int
+		want             []string
+	}{
+		{"the current invocation's lines, the last 2", "abc", 2, []string{`E1201 "Failed to start cAdvisor" err="inotify_init: too many open files"`, "last line"}},
+		{"an invocation the journal has nothing of", "def", 2, []string{"unit line 1", "unit line 2"}},
+		{"no invocation", "", 2, []string{"unit line 1", "unit line 2"}},
+	} {
+		write("systemctl", `[ "$*" = "show kubelet --property=InvocationID --value" ] && echo "`+tc.invocation+`"`)
+		n := pathNode{path: bin + ":" + os.Getenv("PATH")}
+		got, err := nodeutils.UnitLog(context.Background(), n, "kubelet", tc.lines)
+		if err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s: UnitLog = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+// pathNode is localNode with its own PATH.
+type pathNode struct {
+	localNode
+	path string
+}
+
+func (p pathNode) CommandContext(ctx context.Context, c string, a ...string) exec.Cmd {
+	return exec.CommandContext(ctx, c, a...).SetEnv("PATH=" + p.path)
+}

@@ -111,4 +111,47 @@ func TestWaitFor(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cancelled while waiting for the node") || strings.Contains(err.Error(), "timed out") {
 		t.Errorf("WaitFor on a cancelled context: %v", err)
 	}
+	// a permanent error ends the wait at once, as it is
+	calls = 0
+	start := time.Now()
+	err = nodeutils.WaitFor(context.Background(), time.Millisecond, time.Hour, "a kubelet that keeps exiting", func() (bool, error) {
+		calls++
+		if calls < 3 {
+			return false, errors.New("not yet")
+		}
+		return false, nodeutils.Permanent(errors.New("it exited 5 times"))
+	})
+	if err == nil || err.Error() != "it exited 5 times" || calls != 3 || time.Since(start) > time.Minute {
+		t.Errorf("WaitFor with a permanent error = %v after %d calls", err, calls)
+	}
+}
+
+func TestParseUnitState(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		out     string
+		want    nodeutils.UnitState
+		running bool
+		wantErr bool
+	}{
+		{out: "ActiveState=active\nSubState=running\nNRestarts=0\n", want: nodeutils.UnitState{ActiveState: "active", SubState: "running"}, running: true},
+		{out: "NRestarts=17\nActiveState=activating\nSubState=auto-restart\n", want: nodeutils.UnitState{ActiveState: "activating", SubState: "auto-restart", NRestarts: 17}},
+		{out: "ActiveState=failed\nSubState=failed\nNRestarts=3\nInvocationID=\n", want: nodeutils.UnitState{ActiveState: "failed", SubState: "failed", NRestarts: 3}},
+		// systemd before v235 has no NRestarts
+		{out: "ActiveState=active\nSubState=running\n", wantErr: true},
+		{out: "ActiveState=active\nSubState=running\nNRestarts=x\n", wantErr: true},
+		{out: "Failed to connect to bus: No such file or directory", wantErr: true},
+	}
+	for _, tc := range cases {
+		got, err := nodeutils.ParseUnitState(tc.out)
+		if tc.wantErr {
+			if err == nil {
+				t.Errorf("ParseUnitState(%q) = %+v, want an error", tc.out, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want || got.Running() != tc.running {
+			t.Errorf("ParseUnitState(%q) = %+v (running %v), %v; want %+v (running %v)", tc.out, got, got.Running(), err, tc.want, tc.running)
+		}
+	}
 }

@@ -18,16 +18,31 @@ package nodeutils
 
 import (
 	"context"
+	stderrors "errors"
 	"time"
 
 	"sigs.k8s.io/kind/pkg/errors"
 )
 
+// permanentError is an error of a wait's condition that no later poll can
+// change.
+type permanentError struct{ err error }
+
+func (p permanentError) Error() string { return p.err.Error() }
+func (p permanentError) Unwrap() error { return p.err }
+
+// Permanent marks err as final: WaitFor returns it at once instead of
+// polling on (the kubelet it waits for keeps exiting, say).
+func Permanent(err error) error {
+	return permanentError{err: err}
+}
+
 // WaitFor calls cond every interval until it reports true, the context is
 // done or timeout passes. Errors from cond are treated as transient (the
 // API server restarting, say): polling goes on and the last one is reported
-// if the deadline passes. When ctx is cancelled first, the error says the
-// wait was cancelled, not that it timed out.
+// if the deadline passes, unless cond marks one Permanent: that one ends
+// the wait at once. When ctx is cancelled first, the error says the wait
+// was cancelled, not that it timed out.
 func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, cond func() (bool, error)) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(parent, timeout)
@@ -51,6 +66,10 @@ func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, 
 			return nil
 		}
 		if err != nil {
+			var final permanentError
+			if stderrors.As(err, &final) {
+				return final.err
+			}
 			lastErr = err
 		}
 		// checked before the select, which picks at random among ready

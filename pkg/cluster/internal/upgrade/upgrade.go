@@ -108,7 +108,10 @@ type Options struct {
 	ClusterName string
 	// ProviderCommand is the node provider's command (docker, podman,
 	// nerdctl...), for the fixes errors suggest; "docker" when empty.
-	ProviderCommand       string
+	ProviderCommand string
+	// Neighbours are the nodes of the provider's other kind clusters,
+	// which share the host's limits (inotify) with this cluster's.
+	Neighbours            []nodes.Node
 	ImageDir              string
 	DryRun                bool
 	SkipPhases            []string
@@ -212,11 +215,12 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 		skip[name] = true
 	}
 	ctx := &actions.Context{
-		Context: opts.Context,
-		Logger:  r.Logger(),
-		Report:  r,
-		Nodes:   clusterNodes,
-		Source:  src,
+		Context:    opts.Context,
+		Logger:     r.Logger(),
+		Report:     r,
+		Nodes:      clusterNodes,
+		Neighbours: opts.Neighbours,
+		Source:     src,
 		Options: actions.Options{
 			Wait:                  opts.Wait,
 			IgnorePreflightErrors: opts.IgnorePreflightErrors,

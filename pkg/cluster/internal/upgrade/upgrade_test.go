@@ -128,7 +128,9 @@ func mutating(c fakenode.Call) bool {
 	case "cat", "uname", "test", "sha256sum", "df", "containerd", "stat":
 		return false
 	case "sh":
-		return !strings.Contains(argv, "config images list") && !strings.Contains(argv, "if [ -e") && !strings.Contains(argv, "cmp -s") && !strings.Contains(argv, "flock -") && !strings.Contains(argv, "df -Pk")
+		return !strings.Contains(argv, "config images list") && !strings.Contains(argv, "if [ -e") && !strings.Contains(argv, "cmp -s") && !strings.Contains(argv, "flock -") && !strings.Contains(argv, "df -Pk") && !strings.Contains(argv, "anon_inode:inotify") && !strings.Contains(argv, "journalctl")
+	case "systemctl":
+		return c.Argv[1] != "show"
 	case "ctr":
 		return !strings.Contains(argv, "images ls")
 	case "kubectl":

@@ -38,6 +38,11 @@ type Action interface {
 	Execute(ctx *Context) error
 }
 
+// InotifyAdvice is the command kind's known-issues page gives for hosts
+// whose inotify limits kind's nodes exhaust (kubelets then die with
+// "too many open files").
+const InotifyAdvice = "sysctl -w fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512"
+
 // StagingRoot is where upgrade artifacts are staged on every node, one
 // folder per target version.
 const StagingRoot = "/kind/upgrade"
@@ -84,11 +89,14 @@ func (o Options) Provider() string {
 // it stops the phases between commands.
 type Context struct {
 	context.Context
-	Logger  log.Logger
-	Report  *report.Reporter
-	Nodes   []nodes.Node
-	Source  *artifacts.Source
-	Options Options
+	Logger log.Logger
+	Report *report.Reporter
+	Nodes  []nodes.Node
+	// Neighbours are the nodes of the other kind clusters of the same
+	// provider: they share the host's limits with Nodes.
+	Neighbours []nodes.Node
+	Source     *artifacts.Source
+	Options    Options
 	// State is established by preflight.
 	State *State
 

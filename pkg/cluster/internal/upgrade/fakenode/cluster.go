@@ -74,6 +74,13 @@ type Node struct {
 	// (containerd before 2), which refuses the flag.
 	OldCtr bool
 
+	// kubeletHolds is true while the kubelet holds its inotify instances
+	// on the host; kubeletCrashing while it exits at every start, which
+	// kubeletRestarts counts; kubeletLog is what its last run logged.
+	kubeletHolds, kubeletCrashing bool
+	kubeletRestarts               int
+	kubeletLog                    []string
+
 	// notReadyReads counts the node reads left that find it NotReady
 	// after its kubelet restarted; podsUnready the reads of its static
 	// pods left that find them not Ready after they were replaced;
@@ -174,6 +181,10 @@ type Cluster struct {
 	// disruption: kubectl drain cordons the node and then fails to evict
 	// them until its --timeout.
 	PDBBlocked map[string][]string
+	// Host is the machine the nodes run on: its inotify limits and what
+	// counts against them. NewCluster gives each cluster its own;
+	// ShareHost puts clusters on one.
+	Host *Host
 	// Unsettled lists the commands that upgraded or drained a node while
 	// another control-plane node's static pods were still being replaced:
 	// on a real cluster the API server may be away then and, with several
@@ -188,8 +199,8 @@ type Cluster struct {
 	failOccurrence  int
 	failAfterEffect bool
 	keyCounts       map[string]int
-	// cancelKey calls cancel when the cancelOccurrence-th call with that
-	// Key starts.
+	// cancelKey calls cancel (CancelOn's, or Before's function) when the
+	// cancelOccurrence-th call with that Key starts.
 	cancelKey        string
 	cancelOccurrence int
 	cancel           func()
@@ -216,6 +227,7 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 		APIServerUp:       true,
 		KubeletConfig:     KindKubeletConfig,
 		Delays:            Delays{APIRequests: 2, PodReads: 2, NodeReads: 2, KubeletSyncReads: 2},
+		Host:              NewHost(),
 		keyCounts:         map[string]int{},
 	}
 	images := KubeadmImages(version, cfg)
@@ -234,7 +246,13 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 			Ready:          true,
 			Annotations:    map[string]string{},
 			DiskFreeKB:     50 << 20,
+			kubeletHolds:   true,
 		}
+		held := WorkerInotify
+		if role == constants.ControlPlaneNodeRoleValue {
+			held = ControlPlaneInotify
+		}
+		c.Host.SetHeld(nodeName, InotifyCount{Instances: held.Instances + KubeletInotify.Instances, Watches: held.Watches + KubeletInotify.Watches})
 		n.Files["/kind/version"] = &File{Content: []byte(version + "\n"), Mode: 0o644}
 		n.Files[kubeletConfigPath] = &File{Content: []byte(c.KubeletConfig), Mode: 0o644}
 		for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
@@ -322,9 +340,16 @@ func (c *Cluster) FailAfterEffect(call Call, occurrence int) {
 // starts, before it runs: as a user's Ctrl-C at that moment, which the
 // command, given the cancelled context, sees.
 func (c *Cluster) CancelOn(call Call, occurrence int, cancel func()) {
+	c.Before(call, occurrence, cancel)
+}
+
+// Before calls fn as the occurrence-th call with the same Key as call
+// starts, before it runs: to change the world around the nodes at that
+// moment (the host's limits, say). fn must not run commands.
+func (c *Cluster) Before(call Call, occurrence int, fn func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cancelKey, c.cancelOccurrence, c.cancel = call.Key(), occurrence, cancel
+	c.cancelKey, c.cancelOccurrence, c.cancel = call.Key(), occurrence, fn
 }
 
 // Occurrence returns how many calls up to and including Calls[i] have the

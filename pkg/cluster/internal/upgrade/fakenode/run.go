@@ -370,6 +370,18 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 		}
 		n.Kubeadm = KubeadmNone // it finished while flock waited
 		return "", 0
+	case strings.Contains(script, "anon_inode:inotify"):
+		return n.inotifyListing(), 0
+	case strings.Contains(script, "journalctl") && len(params) == 2 && params[0] == "kubelet":
+		lines, err := strconv.Atoi(params[1])
+		if err != nil {
+			return "tail: invalid number of lines", 1
+		}
+		log := n.kubeletLog
+		if len(log) > lines {
+			log = log[len(log)-lines:]
+		}
+		return strings.Join(log, "\n") + "\n", 0
 	case strings.Contains(script, "df -Pk"):
 		return n.run(append([]string{"df", "-Pk"}, params...), nil)
 	case !strings.Contains(script, "config images list"):
@@ -453,20 +465,37 @@ func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
 }
 
 func (n *Node) runSystemctl(args []string) (string, int) {
+	if len(args) >= 2 && args[0] == "show" && args[1] == "kubelet" {
+		var props []string
+		for _, a := range args[2:] {
+			if v, ok := strings.CutPrefix(a, "--property="); ok {
+				props = append(props, strings.Split(v, ",")...)
+			}
+		}
+		return n.systemctlShow(props), 0
+	}
 	if len(args) == 2 && args[0] == "restart" && args[1] == "kubelet" {
 		_, version, ok := parseBinary(n.Files["/usr/bin/kubelet"].Content)
 		if !ok {
 			return "kubelet.service: main process exited", 1
 		}
+		// the old kubelet's inotify instances go with it
+		if n.kubeletHolds {
+			n.cluster.Host.release(n.Name, KubeletInotify)
+			n.kubeletHolds = false
+		}
+		// systemd starts the new one and the restart succeeds even when
+		// it exits at once: the node stays NotReady
 		if n.refusesHost(version) {
-			// systemd starts it and it exits at once: the restart
-			// succeeds, the node stays NotReady
-			n.KubeletVersion = ""
-			n.Ready = false
+			n.kubeletExited(version, hostRefused)
 			return "", 0
 		}
-		n.KubeletVersion = version
-		n.Ready = true
+		if !n.cluster.Host.acquire(n.Name, KubeletInotify) {
+			n.kubeletExited(version, inotifyFileSource, inotifyCAdvisor)
+			return "", 0
+		}
+		n.kubeletHolds = true
+		n.kubeletStarted(version)
 		n.notReadyReads = n.cluster.Delays.NodeReads
 		if n.NodeRole == constants.ControlPlaneNodeRoleValue {
 			// the new kubelet restarts the static pods once more, once it
@@ -793,6 +822,7 @@ func condition(t string, ok bool) map[string]string {
 func (c *Cluster) nodeObjects() []interface{} {
 	var items []interface{}
 	for _, n := range c.Nodes {
+		n.systemdRestartsKubelet()
 		var taints []interface{}
 		if n.NoSchedule {
 			taints = append(taints, map[string]string{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"})

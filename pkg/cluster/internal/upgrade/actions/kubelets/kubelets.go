@@ -332,20 +332,98 @@ func staleBinaries(ctx *actions.Context, n nodes.Node) ([]string, error) {
 	return stale, nil
 }
 
+// KubeletExits is how many times the restarted kubelet may exit (systemd
+// restarts kind's kubelet a second after it exits) before the wait for its
+// node gives up: a kubelet that exits at every start is not coming back.
+const KubeletExits = 5
+
+// kubeletLogLines is how much of the kubelet's log an error quotes.
+const kubeletLogLines = 15
+
+// waitForNode waits until n is Ready at the target version. While it is
+// not, it watches the kubelet's unit: a kubelet that keeps exiting ends
+// the wait at once, and the error (that one or a timeout) quotes the
+// kubelet's own last error line and the end of its log.
 func waitForNode(ctx *actions.Context, n nodes.Node) error {
-	return ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
+	firstRestarts := -1
+	err := ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
 		kn, err := ctx.Kube().Node(ctx, n.String())
-		if err != nil {
+		if err == nil && kn.KubeletVersion == ctx.State.Target && kn.Ready {
+			return true, nil
+		}
+		if ctx.Err() != nil {
 			return false, err
 		}
-		if kn.KubeletVersion != ctx.State.Target {
-			return false, errors.Errorf("node %s reports kubelet %s", n, kn.KubeletVersion)
+		unit, uerr := nodeutils.ShowUnit(ctx, n, "kubelet")
+		if uerr == nil {
+			if firstRestarts < 0 {
+				firstRestarts = unit.NRestarts
+			}
+			if exits := unit.NRestarts - firstRestarts; exits >= KubeletExits && !unit.Running() {
+				return false, nodeutils.Permanent(errors.Errorf("the kubelet on node %s does not stay up: it exited %d times since the wait began (systemd: %s/%s)", n, exits, unit.ActiveState, unit.SubState))
+			}
 		}
-		if !kn.Ready {
+		switch {
+		case err != nil:
+			return false, err
+		case kn.KubeletVersion != ctx.State.Target:
+			return false, errors.Errorf("node %s reports kubelet %s", n, kn.KubeletVersion)
+		default:
 			return false, errors.Errorf("node %s is not Ready", n)
 		}
-		return true, nil
 	})
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	return withKubeletLog(ctx, n, err)
+}
+
+// withKubeletLog adds to err the last error line of n's kubelet and the
+// end of its log, which say why it is not Ready.
+func withKubeletLog(ctx *actions.Context, n nodes.Node, err error) error {
+	lines, lerr := nodeutils.UnitLog(ctx, n, "kubelet", kubeletLogLines)
+	if lerr != nil {
+		return errors.Wrapf(err, "(the kubelet's log could not be read: %v)", lerr)
+	}
+	if len(lines) == 0 {
+		return errors.Wrap(err, "(the kubelet logged nothing)")
+	}
+	last := LastKubeletError(lines)
+	hint := ""
+	if strings.Contains(last, "inotify") && strings.Contains(last, "too many open files") {
+		hint = "\nthe host's inotify limits are exhausted: raise them as kind's known-issues page advises (as root on the host: `" + actions.InotifyAdvice + "`), then run this command again"
+	}
+	return errors.Errorf("%v\nthe kubelet on %s says: %s%s\nthe end of its log (`%s exec %s journalctl -u kubelet` has all of it):\n    %s",
+		err, n, last, hint, ctx.Options.Provider(), n, strings.Join(lines, "\n    "))
+}
+
+// LastKubeletError picks from a kubelet's log the line that says why it
+// stopped: the last one klog logged at error or fatal level (E or F
+// followed by the date), else the last line.
+func LastKubeletError(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if isKlogError(lines[i]) {
+			return lines[i]
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[len(lines)-1]
+}
+
+// isKlogError reports whether line is a klog line at error or fatal
+// level: "E1201 21:00:00.000000 ..." or "F1201 ...".
+func isKlogError(line string) bool {
+	if len(line) < 6 || (line[0] != 'E' && line[0] != 'F') {
+		return false
+	}
+	for _, c := range line[1:5] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return line[5] == ' '
 }
 
 // waitSettled waits until the new kubelet on control-plane node n has

@@ -37,8 +37,12 @@ var cgroupV1RefusedFrom = semver.MustParse("1.35.0")
 // checkHost refuses a target whose kubelet would refuse the nodes' host:
 // kubeadm writes the cluster's kubelet configuration to every node it
 // upgrades, and a kubelet that refuses its host leaves the node NotReady
-// half-way through the upgrade.
+// half-way through the upgrade. So does a kubelet that finds the host's
+// inotify limits exhausted (checkInotify).
 func checkHost(ctx *actions.Context) error {
+	if err := checkInotify(ctx); err != nil {
+		return err
+	}
 	st := ctx.State
 	var fns []func() error
 	for _, n := range ctx.Nodes {
