@@ -89,7 +89,7 @@ func TestExistsTellsFailuresApart(t *testing.T) {
 func TestWaitFor(t *testing.T) {
 	t.Parallel()
 	calls := 0
-	err := nodeutils.WaitFor(context.Background(), time.Millisecond, time.Second, "three calls", func() (bool, error) {
+	err := nodeutils.WaitFor(context.Background(), time.Millisecond, time.Second, "three calls", func(context.Context) (bool, error) {
 		calls++
 		if calls < 3 {
 			return false, errors.New("not yet")
@@ -99,7 +99,7 @@ func TestWaitFor(t *testing.T) {
 	if err != nil || calls != 3 {
 		t.Errorf("WaitFor = %v after %d calls", err, calls)
 	}
-	err = nodeutils.WaitFor(context.Background(), time.Millisecond, 20*time.Millisecond, "never", func() (bool, error) {
+	err = nodeutils.WaitFor(context.Background(), time.Millisecond, 20*time.Millisecond, "never", func(context.Context) (bool, error) {
 		return false, errors.New("still down")
 	})
 	if err == nil || !strings.Contains(err.Error(), "timed out after 20ms waiting for never: still down") {
@@ -107,14 +107,14 @@ func TestWaitFor(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = nodeutils.WaitFor(ctx, time.Millisecond, time.Hour, "the node", func() (bool, error) { return false, errors.New("not ready") })
+	err = nodeutils.WaitFor(ctx, time.Millisecond, time.Hour, "the node", func(context.Context) (bool, error) { return false, errors.New("not ready") })
 	if err == nil || !strings.Contains(err.Error(), "cancelled while waiting for the node") || strings.Contains(err.Error(), "timed out") {
 		t.Errorf("WaitFor on a cancelled context: %v", err)
 	}
 	// a permanent error ends the wait at once, as it is
 	calls = 0
 	start := time.Now()
-	err = nodeutils.WaitFor(context.Background(), time.Millisecond, time.Hour, "a kubelet that keeps exiting", func() (bool, error) {
+	err = nodeutils.WaitFor(context.Background(), time.Millisecond, time.Hour, "a kubelet that keeps exiting", func(context.Context) (bool, error) {
 		calls++
 		if calls < 3 {
 			return false, errors.New("not yet")
@@ -123,6 +123,28 @@ func TestWaitFor(t *testing.T) {
 	})
 	if err == nil || err.Error() != "it exited 5 times" || calls != 3 || time.Since(start) > time.Minute {
 		t.Errorf("WaitFor with a permanent error = %v after %d calls", err, calls)
+	}
+	// a poll that would outlast the wait (a request retried for half a
+	// minute) is cut at the deadline: the condition gets it
+	start = time.Now()
+	calls = 0
+	err = nodeutils.WaitFor(context.Background(), time.Millisecond, 50*time.Millisecond, "a slow API server", func(ctx context.Context) (bool, error) {
+		calls++
+		if calls == 1 {
+			return false, errors.New("connection refused")
+		}
+		select {
+		case <-ctx.Done():
+			return false, errors.New("cancelled while retrying: " + ctx.Err().Error())
+		case <-time.After(time.Minute):
+			return false, errors.New("retried for a minute")
+		}
+	})
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("WaitFor ran %s past its 50ms deadline", took)
+	}
+	if err == nil || !strings.Contains(err.Error(), "timed out after 50ms waiting for a slow API server: connection refused") {
+		t.Errorf("WaitFor cut at its deadline: %v (the poll the deadline cut short says less than the one before)", err)
 	}
 }
 

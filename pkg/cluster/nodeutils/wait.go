@@ -38,12 +38,14 @@ func Permanent(err error) error {
 }
 
 // WaitFor calls cond every interval until it reports true, the context is
-// done or timeout passes. Errors from cond are treated as transient (the
+// done or timeout passes. cond runs under a context that ends at the
+// deadline: a poll that retries, or a command that hangs, stops there
+// instead of running past it. Errors from cond are treated as transient (the
 // API server restarting, say): polling goes on and the last one is reported
 // if the deadline passes, unless cond marks one Permanent: that one ends
 // the wait at once. When ctx is cancelled first, the error says the wait
 // was cancelled, not that it timed out.
-func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, cond func() (bool, error)) error {
+func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
@@ -61,7 +63,7 @@ func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, 
 		return errors.Errorf("timed out after %s waiting for %s", timeout, what)
 	}
 	for {
-		ok, err := cond()
+		ok, err := cond(ctx)
 		if err == nil && ok {
 			return nil
 		}
@@ -70,7 +72,10 @@ func WaitFor(ctx context.Context, interval, timeout time.Duration, what string, 
 			if stderrors.As(err, &final) {
 				return final.err
 			}
-			lastErr = err
+			// a poll the deadline cut short says less than the one before
+			if ctx.Err() == nil || lastErr == nil {
+				lastErr = err
+			}
 		}
 		// checked before the select, which picks at random among ready
 		// cases: a tick must not poll again once the wait is over

@@ -214,24 +214,22 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	for _, name := range opts.SkipPhases {
 		skip[name] = true
 	}
-	ctx := &actions.Context{
-		Context:    opts.Context,
-		Logger:     r.Logger(),
-		Report:     r,
-		Nodes:      clusterNodes,
-		Neighbours: opts.Neighbours,
-		Source:     src,
-		Options: actions.Options{
-			Wait:                  opts.Wait,
-			IgnorePreflightErrors: opts.IgnorePreflightErrors,
-			Settle:                opts.Settle,
-			PollInterval:          opts.PollInterval,
-			Skip:                  skip,
-			ClusterName:           opts.ClusterName,
-			ProviderCommand:       opts.ProviderCommand,
-			Force:                 opts.Force,
-			ParallelWorkers:       max(1, opts.ParallelWorkers),
-		},
+	ctx := actions.NewContext(opts.Context)
+	ctx.Logger = r.Logger()
+	ctx.Report = r
+	ctx.Nodes = clusterNodes
+	ctx.Neighbours = opts.Neighbours
+	ctx.Source = src
+	ctx.Options = actions.Options{
+		Wait:                  opts.Wait,
+		IgnorePreflightErrors: opts.IgnorePreflightErrors,
+		Settle:                opts.Settle,
+		PollInterval:          opts.PollInterval,
+		Skip:                  skip,
+		ClusterName:           opts.ClusterName,
+		ProviderCommand:       opts.ProviderCommand,
+		Force:                 opts.Force,
+		ParallelWorkers:       max(1, opts.ParallelWorkers),
 	}
 	return r.Run(report.Scope{}, func() (bool, string, error) {
 		skipped, msg, err := runWorkflow(ctx, r, opts, skip)

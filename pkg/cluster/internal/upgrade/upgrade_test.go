@@ -471,6 +471,37 @@ func TestAPIDownIsNotRetriedForever(t *testing.T) {
 	}
 }
 
+// TestRBACDenialsRetriedOnlyAfterAPIRestarts: an API server that has just
+// restarted denies requests for a moment (every restart in the fake does:
+// the other tests pass through that), and those are tried again; a real
+// denial, on a worker's cordon where no API server restarted, fails at
+// once, on the first try.
+func TestRBACDenialsRetriedOnlyAfterAPIRestarts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 2, fakenode.Flat)
+	e.cluster.Delays.APIDenials = 3
+	e.cluster.RBACDenies = "patch node kind-worker "
+	_, err := e.run(nil)
+	if err == nil || !strings.Contains(err.Error(), "is forbidden: User") || strings.Contains(err.Error(), "tries") {
+		t.Fatalf("error %v, want the denial of the worker's cordon on its first try", err)
+	}
+	tries := 0
+	for _, c := range e.cluster.Calls {
+		if c.Argv[0] == "kubectl" && strings.Contains(strings.Join(c.Argv, " "), "patch node kind-worker ") {
+			tries++
+		}
+	}
+	if tries != 1 {
+		t.Errorf("the denied request was sent %d times, want once", tries)
+	}
+	if cp := e.cluster.Node("kind-control-plane"); cp.KubeletVersion != target {
+		t.Errorf("the control plane's kubelet runs %s: the denials after its restarts were not retried", cp.KubeletVersion)
+	}
+	e.cluster.RBACDenies = ""
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+}
+
 // TestKubeadmOutputLoggedOnFailure: -v 3 shows kubeadm's output when it
 // fails, as it does when it succeeds.
 func TestKubeadmOutputLoggedOnFailure(t *testing.T) {

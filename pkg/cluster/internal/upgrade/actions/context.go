@@ -100,33 +100,78 @@ type Context struct {
 	// State is established by preflight.
 	State *State
 
-	// work started by Go and not yet collected by Wait
-	background   sync.WaitGroup
-	backgroundMu sync.Mutex
-	backgroundEr []error
+	// work started by Go and not yet collected by Wait; shared by the
+	// contexts WithContext derives
+	background *background
+	// apiRestarts is set by AfterAPIRestarts.
+	apiRestarts bool
+}
+
+// AfterAPIRestarts returns a copy of c for work that may run right after
+// an API server restarted (the control-plane phase, a control-plane
+// node's kubelet restart, a rerun's preflight): its Kube client also
+// retries RBAC denials, which such an API server gives until its caches
+// are synced. Everywhere else a denial is real and fails at once.
+func (c *Context) AfterAPIRestarts() *Context {
+	derived := *c
+	derived.apiRestarts = true
+	return &derived
+}
+
+// background is the work Context.Go started.
+type background struct {
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	errors []error
+}
+
+// NewContext returns a Context that runs under parent; set its other
+// fields before use.
+func NewContext(parent context.Context) *Context {
+	return &Context{Context: parent, background: &background{}}
+}
+
+// bg returns c's background work, made on first use for a Context that
+// NewContext did not make (tests; not safe from several goroutines).
+func (c *Context) bg() *background {
+	if c.background == nil {
+		c.background = &background{}
+	}
+	return c.background
+}
+
+// WithContext returns a copy of c that runs under ctx (a wait's deadline,
+// say): commands started with it stop when ctx is done. Work started with
+// Go is shared with c.
+func (c *Context) WithContext(ctx context.Context) *Context {
+	derived := *c
+	derived.Context = ctx
+	return &derived
 }
 
 // Go runs fn beside the phases that follow. Wait collects it; the upgrade
 // waits for all of it before it returns, whatever happened.
 func (c *Context) Go(fn func() error) {
-	c.background.Add(1)
+	bg := c.bg()
+	bg.wg.Add(1)
 	go func() {
-		defer c.background.Done()
+		defer bg.wg.Done()
 		if err := fn(); err != nil {
-			c.backgroundMu.Lock()
-			c.backgroundEr = append(c.backgroundEr, err)
-			c.backgroundMu.Unlock()
+			bg.mu.Lock()
+			bg.errors = append(bg.errors, err)
+			bg.mu.Unlock()
 		}
 	}()
 }
 
 // Wait waits for the work started by Go and returns its errors.
 func (c *Context) Wait() error {
-	c.background.Wait()
-	c.backgroundMu.Lock()
-	defer c.backgroundMu.Unlock()
-	err := errors.NewAggregate(c.backgroundEr)
-	c.backgroundEr = nil
+	bg := c.bg()
+	bg.wg.Wait()
+	bg.mu.Lock()
+	defer bg.mu.Unlock()
+	err := errors.NewAggregate(bg.errors)
+	bg.errors = nil
 	return err
 }
 
@@ -211,7 +256,7 @@ const APIRetries = 5
 
 // Kube returns a kubectl client on the bootstrap control-plane node.
 func (c *Context) Kube() kube.Client {
-	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.PollInterval, Logger: c.Logger}
+	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.PollInterval, Logger: c.Logger, RetryForbidden: c.apiRestarts}
 }
 
 // IsControlPlane reports whether n is a control-plane node.

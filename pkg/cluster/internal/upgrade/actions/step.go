@@ -17,6 +17,7 @@ limitations under the License.
 package actions
 
 import (
+	"context"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/errors"
@@ -149,10 +150,12 @@ func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) erro
 
 // WaitFor polls cond every Options.PollInterval for at most Options.Wait;
 // what cond reports as not yet so is logged at V(1) each time it changes.
-func (c *Context) WaitFor(what string, cond func() (bool, error)) error {
+// cond gets a Context that ends at the wait's deadline: run its commands
+// with it.
+func (c *Context) WaitFor(what string, cond func(ctx *Context) (bool, error)) error {
 	last := ""
-	return nodeutils.WaitFor(c, c.Options.PollInterval, c.Options.Wait, what, func() (bool, error) {
-		ok, err := cond()
+	return nodeutils.WaitFor(c, c.Options.PollInterval, c.Options.Wait, what, func(deadline context.Context) (bool, error) {
+		ok, err := cond(c.WithContext(deadline))
 		if err != nil && err.Error() != last {
 			last = err.Error()
 			c.Logger.V(1).Infof("waiting for %s: %v", what, err)

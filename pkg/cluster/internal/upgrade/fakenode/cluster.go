@@ -109,6 +109,10 @@ type Delays struct {
 	// previous kubelet's containers Ready and the kubelet reports them
 	// without a status; then it replaces them.
 	KubeletSyncReads int
+	// APIDenials are requests an API server that has just restarted
+	// denies (RBAC Forbidden) once it answers again, before its RBAC
+	// caches are synced.
+	APIDenials int
 }
 
 // KubeadmLeft is what a kubeadm left running by an interrupted run does.
@@ -177,6 +181,9 @@ type Cluster struct {
 	// the way a load balancer switching API servers, or an etcd leader
 	// election, fails a request.
 	FlakyAPI bool
+	// RBACDenies makes RBAC deny every kubectl request whose arguments
+	// contain it, for good: a real denial, not a restarting API server's.
+	RBACDenies string
 	// PDBBlocked are pods, by node, whose PodDisruptionBudget allows no
 	// disruption: kubectl drain cordons the node and then fails to evict
 	// them until its --timeout.
@@ -204,8 +211,9 @@ type Cluster struct {
 	cancelKey        string
 	cancelOccurrence int
 	cancel           func()
-	// apiRefusals counts the requests left that the API server refuses.
-	apiRefusals int
+	// apiRefusals counts the requests left that the API server refuses;
+	// apiDenials those it then denies, its RBAC caches not yet synced.
+	apiRefusals, apiDenials int
 	// flaked are the kubectl requests FlakyAPI has failed once.
 	flaked map[string]bool
 }
@@ -226,7 +234,7 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 		ImageConfig:       cfg,
 		APIServerUp:       true,
 		KubeletConfig:     KindKubeletConfig,
-		Delays:            Delays{APIRequests: 2, PodReads: 2, NodeReads: 2, KubeletSyncReads: 2},
+		Delays:            Delays{APIRequests: 2, PodReads: 2, NodeReads: 2, KubeletSyncReads: 2, APIDenials: 1},
 		Host:              NewHost(),
 		keyCounts:         map[string]int{},
 	}

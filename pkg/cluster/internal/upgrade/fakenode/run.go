@@ -616,6 +616,7 @@ func (n *Node) restartStaticPods() {
 	n.generation++
 	n.podsUnready = n.cluster.Delays.PodReads
 	n.cluster.apiRefusals = n.cluster.Delays.APIRequests
+	n.cluster.apiDenials = n.cluster.Delays.APIDenials
 }
 
 // readStaticPods counts a read of n's static pods: once its restarted
@@ -684,6 +685,13 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		return apiRefused, 1
 	}
 	joined := strings.Join(args, " ")
+	if c.apiDenials > 0 {
+		c.apiDenials--
+		return apiDenied, 1
+	}
+	if c.RBACDenies != "" && strings.Contains(joined, c.RBACDenies) {
+		return apiDenied, 1
+	}
 	if c.FlakyAPI && !c.flaked[joined] {
 		if c.flaked == nil {
 			c.flaked = map[string]bool{}
@@ -794,6 +802,9 @@ func mergePatchNode(target *Node, patch string) (string, int) {
 }
 
 // apiRefused is what kubectl prints when no API server answers.
+// apiDenied is what kubectl prints for a request RBAC denies.
+const apiDenied = `Error from server (Forbidden): nodes is forbidden: User "kubernetes-admin" cannot list resource "nodes" in API group "" at the cluster scope`
+
 const apiRefused = "The connection to the server kind-control-plane:6443 was refused - did you specify the right host or port?"
 
 // flagValue returns the value of the first argument with prefix, "" if none.

@@ -38,6 +38,9 @@ type Client struct {
 	// doubled after each try. The zero Client does not retry.
 	Retries int
 	Backoff time.Duration
+	// RetryForbidden retries RBAC denials too (Forbidden), as transient:
+	// for requests right after an API server restarted.
+	RetryForbidden bool
 	// Logger, when set, says at V(1) when a request is tried again.
 	Logger log.Logger
 }
@@ -57,7 +60,8 @@ func (c Client) output(ctx context.Context, args ...string) ([]byte, error) {
 			msg = message(runErr.Output)
 		}
 		what := "kubectl " + strings.Join(args, " ")
-		if !Transient(msg) || try > c.Retries || ctx.Err() != nil {
+		retry := Transient(msg) || (c.RetryForbidden && Forbidden(msg))
+		if !retry || try > c.Retries || ctx.Err() != nil {
 			if try > 1 {
 				return nil, errors.Wrapf(err, "failed to run %s after %d tries: %s", what, try, msg)
 			}

@@ -42,10 +42,18 @@ var transientSigns = []string{
 	"the server was unable to return a response in the time allotted",
 	"the server has received too many requests",
 	"Client.Timeout exceeded while awaiting headers",
-	// an API server that has just restarted answers with Forbidden until
-	// its RBAC caches are synced: seen here, right after a control-plane
-	// node's kubelet restart, for kubernetes-admin listing nodes
-	"is forbidden: User",
+}
+
+// forbiddenSign is what kubectl prints for a request RBAC denies. An API
+// server that has just restarted denies requests until its RBAC caches
+// are synced (seen here right after a control-plane node's kubelet
+// restart, for kubernetes-admin listing nodes); anywhere else a denial is
+// real.
+const forbiddenSign = "is forbidden: User"
+
+// Forbidden reports whether kubectl's output says RBAC denied the request.
+func Forbidden(output string) bool {
+	return strings.Contains(output, forbiddenSign)
 }
 
 // Transient reports whether kubectl's output says the request failed the

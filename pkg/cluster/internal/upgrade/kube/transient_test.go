@@ -29,7 +29,7 @@ func TestTransient(t *testing.T) {
 		"Unable to connect to the server: net/http: TLS handshake timeout":                                                                                   true,
 		"Error from server: etcdserver: leader changed":                                                                                                      true,
 		"Error from server (ServiceUnavailable): the server is currently unable to handle the request (get nodes)":                                           true,
-		"Error from server (Forbidden): nodes is forbidden: User \"kubernetes-admin\" cannot list resource \"nodes\" in API group \"\" at the cluster scope": true,
+		"Error from server (Forbidden): nodes is forbidden: User \"kubernetes-admin\" cannot list resource \"nodes\" in API group \"\" at the cluster scope": false,
 		"error: the server doesn't have a resource type \"nodez\"":                                                                                           false,
 		"Error from server (NotFound): nodes \"kind-worker\" not found":                                                                                      false,
 		"error: You must be logged in to the server (Unauthorized)":                                                                                          false,
@@ -38,6 +38,9 @@ func TestTransient(t *testing.T) {
 		if got := Transient(msg); got != want {
 			t.Errorf("Transient(%q) = %v, want %v", msg, got, want)
 		}
+	}
+	if !Forbidden("Error from server (Forbidden): nodes is forbidden: User \"kubernetes-admin\" cannot list resource \"nodes\" in API group \"\" at the cluster scope") || Forbidden("error: You must be logged in to the server (Unauthorized)") {
+		t.Error("Forbidden does not tell an RBAC denial")
 	}
 }
 

@@ -49,6 +49,8 @@ func (a *action) Execute(ctx *actions.Context) error {
 
 // Steps are the steps of this phase on control-plane node n.
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
+	// kubeadm restarts the API servers all through this phase
+	ctx = ctx.AfterAPIRestarts()
 	st := ctx.State
 	bootstrap := n.String() == st.Bootstrap.String()
 	upgrade := actions.Task{
@@ -115,7 +117,7 @@ func waitedForByKubelets(ctx *actions.Context) bool {
 // Ready, and the API server answers /readyz. Errors on the way (the API
 // server restarting, the node authorizer catching up) are waited out.
 func WaitForControlPlane(ctx *actions.Context, n nodes.Node) error {
-	return ctx.WaitFor("the control-plane pods on "+n.String(), func() (bool, error) {
+	return ctx.WaitFor("the control-plane pods on "+n.String(), func(ctx *actions.Context) (bool, error) {
 		err := CheckControlPlane(ctx, n)
 		return err == nil, err
 	})

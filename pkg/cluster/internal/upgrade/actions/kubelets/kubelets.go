@@ -106,6 +106,10 @@ func (a *action) Execute(ctx *actions.Context) error {
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	isCP := st.IsControlPlane(n)
+	if isCP {
+		// restarting its kubelet restarts its API server
+		ctx = ctx.AfterAPIRestarts()
+	}
 	var steps []actions.Step
 	if !isCP {
 		marker := path.Join(st.StagingDir(), "upgrade-node.done")
@@ -346,7 +350,7 @@ const kubeletLogLines = 15
 // kubelet's own last error line and the end of its log.
 func waitForNode(ctx *actions.Context, n nodes.Node) error {
 	firstRestarts := -1
-	err := ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func() (bool, error) {
+	err := ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func(ctx *actions.Context) (bool, error) {
 		kn, err := ctx.Kube().Node(ctx, n.String())
 		if err == nil && kn.KubeletVersion == ctx.State.Target && kn.Ready {
 			return true, nil
@@ -437,7 +441,7 @@ func isKlogError(line string) bool {
 func waitSettled(ctx *actions.Context, n nodes.Node) error {
 	seen := ""
 	var since time.Time
-	return ctx.WaitFor("the control-plane pods on "+n.String()+" to settle", func() (bool, error) {
+	return ctx.WaitFor("the control-plane pods on "+n.String()+" to settle", func(ctx *actions.Context) (bool, error) {
 		ids, err := controlplane.CheckKubeletTookOver(ctx, n)
 		if err != nil {
 			seen = ""

@@ -21,6 +21,7 @@ package preflight
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -61,6 +62,8 @@ func NewAction() actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	st := &actions.State{Info: map[string]*actions.NodeInfo{}}
 	ctx.State = st
+	// a rerun may start right after an API server restarted
+	ctx = ctx.AfterAPIRestarts()
 	return ctx.RunChecks(Phase, []actions.Check{
 		{Name: "checking nodes", Run: checkNodes},
 		{Name: "checking binaries in --image-dir", Run: checkBinaries},
@@ -264,8 +267,8 @@ func readyNodes(ctx *actions.Context) ([]kube.Node, error) {
 	}
 	grace := min(notReadyGrace, ctx.Options.Wait)
 	ctx.Logger.V(0).Infof("Node(s) %s not Ready: waiting up to %s for them", strings.Join(waiting, ", "), grace)
-	_ = nodeutils.WaitFor(ctx, ctx.Options.PollInterval, grace, "the nodes to be Ready", func() (bool, error) {
-		list, err := ctx.Kube().Nodes(ctx)
+	_ = nodeutils.WaitFor(ctx, ctx.Options.PollInterval, grace, "the nodes to be Ready", func(deadline context.Context) (bool, error) {
+		list, err := ctx.Kube().Nodes(deadline)
 		if err != nil {
 			return false, err
 		}

@@ -55,7 +55,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 }
 
 func checkServerVersion(ctx *actions.Context) error {
-	return ctx.WaitFor("the API server to report "+ctx.State.Target, func() (bool, error) {
+	return ctx.WaitFor("the API server to report "+ctx.State.Target, func(ctx *actions.Context) (bool, error) {
 		got, err := ctx.Kube().ServerVersion(ctx)
 		if err != nil {
 			return false, err
@@ -115,7 +115,7 @@ func checkNodes(ctx *actions.Context) error {
 var workloadNamespaces = []string{"kube-system", "local-path-storage"}
 
 func checkWorkloads(ctx *actions.Context) error {
-	return ctx.WaitFor("the DaemonSets and Deployments of "+strings.Join(workloadNamespaces, " and ")+" to be available", func() (bool, error) {
+	return ctx.WaitFor("the DaemonSets and Deployments of "+strings.Join(workloadNamespaces, " and ")+" to be available", func(ctx *actions.Context) (bool, error) {
 		var pending []string
 		for _, namespace := range workloadNamespaces {
 			list, err := ctx.Kube().Workloads(ctx, namespace)
