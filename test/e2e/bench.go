@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 // settle is how long `kind alpha upgrade` keeps watching a control-plane
@@ -49,15 +51,15 @@ const (
 
 // stepWork says what kind of work a step of `kind alpha upgrade` is.
 func stepWork(s span) string {
-	switch {
-	case strings.HasPrefix(s.Step, "kubeadm upgrade"),
-		s.Step == stepDrain,
-		s.Step == stepRestart,
-		strings.HasPrefix(s.Step, "waiting for the control-plane pods"),
-		strings.HasPrefix(s.Step, "waiting for the node to be Ready"),
-		strings.HasPrefix(s.Step, "waiting for the DaemonSets and Deployments"):
+	switch s.StepID {
+	case cluster.UpgradeStepControlPlaneApply, cluster.UpgradeStepControlPlaneNode, cluster.UpgradeStepKubeletsUpgradeNode,
+		cluster.UpgradeStepKubeletsDrain,
+		cluster.UpgradeStepKubeletsRestart,
+		cluster.UpgradeStepControlPlaneWait, cluster.UpgradeStepKubeletsWaitSettled,
+		cluster.UpgradeStepKubeletsWaitReady,
+		cluster.UpgradeStepVerifyWorkloads:
 		return kubernetesWork
-	case strings.HasPrefix(s.Step, "staging "), strings.HasPrefix(s.Step, "importing "):
+	case cluster.UpgradeStepLoadStage, cluster.UpgradeStepLoadImport:
 		return loadingWork
 	}
 	return overheadWork
@@ -90,7 +92,7 @@ func timeSplit(events []event) (map[string]float64, float64, error) {
 			continue
 		}
 		end := s.End
-		if s.Step == "waiting for the control-plane pods and /readyz" {
+		if s.StepID == cluster.UpgradeStepKubeletsWaitSettled {
 			end = end.Add(-settle)
 			if end.Before(s.Start) {
 				end = s.Start

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 func TestTimeSplit(t *testing.T) {
@@ -32,24 +34,31 @@ func TestTimeSplit(t *testing.T) {
 		return t0.Add(time.Duration(s * float64(time.Second))).Format(time.RFC3339Nano)
 	}
 	var lines []string
-	add := func(kind, phase, node, step string, start, end float64) {
+	// add adds a span of a step (id "<phase>/<step>") or, with id "", of
+	// the whole upgrade
+	add := func(id, node, text string, start, end float64) {
+		kind := "step"
+		phase, _, _ := strings.Cut(id, "/")
+		if id == "" {
+			kind = "upgrade"
+		}
 		lines = append(lines,
-			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"started","phase":%q,"node":%q,"step":%q}`, at(start), kind, phase, node, step),
-			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"finished","phase":%q,"node":%q,"step":%q,"outcome":"success"}`, at(end), kind, phase, node, step))
+			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"started","phase":%q,"node":%q,"stepID":%q,"step":%q}`, at(start), kind, phase, node, id, text),
+			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"finished","phase":%q,"node":%q,"stepID":%q,"step":%q,"outcome":"success"}`, at(end), kind, phase, node, id, text))
 	}
-	add("upgrade", "", "", "", 0, 100)
-	add("step", "preflight", "", "checking nodes", 0, 2)
+	add("", "", "", 0, 100)
+	add(cluster.UpgradeStepPreflightNodes, "", "checking nodes", 0, 2)
 	// two nodes import at once: 2..12 and 4..10 are 10 s of loading
-	add("step", "load-artifacts", "a", "importing 3 image archive(s)", 2, 12)
-	add("step", "load-artifacts", "b", "importing 1 image archive(s)", 4, 10)
+	add(cluster.UpgradeStepLoadImport, "a", "importing 3 image archive(s)", 2, 12)
+	add(cluster.UpgradeStepLoadImport, "b", "importing 1 image archive(s)", 4, 10)
 	// kubeadm 12..62, a node's wait overlapping it 60..70: 58 s
-	add("step", "control-plane", "a", "kubeadm upgrade apply v1.37.2", 12, 62)
-	add("step", "kubelets", "b", "waiting for the node to be Ready at v1.37.2", 60, 70)
+	add(cluster.UpgradeStepControlPlaneApply, "a", "kubeadm upgrade apply v1.37.2", 12, 62)
+	add(cluster.UpgradeStepKubeletsWaitReady, "b", "waiting for the node to be Ready at v1.37.2", 60, 70)
 	// a wait with its 2 s settle margin: 70..85 is 13 s of Kubernetes
-	add("step", "kubelets", "a", "waiting for the control-plane pods and /readyz", 70, 85)
+	add(cluster.UpgradeStepKubeletsWaitSettled, "a", "waiting for the control-plane pods and /readyz", 70, 85)
 	// loading overlapping Kubernetes work counts as Kubernetes work
-	add("step", "load-artifacts", "c", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", 61, 63)
-	add("step", "kubelets", "a", "uncordoning", 85, 86)
+	add(cluster.UpgradeStepLoadStage, "c", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", 61, 63)
+	add(cluster.UpgradeStepKubeletsUncordon, "a", "uncordoning", 85, 86)
 	events, err := parseEvents(strings.Join(lines, "\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 // faultAction is what a fault point does to a run of `kind alpha upgrade`.
@@ -43,13 +45,12 @@ const (
 
 // faultPoint is where one run of the chain is stopped, and how.
 type faultPoint struct {
-	Phase string
+	// StepID is the step's identifier (cluster.UpgradeStep...).
+	StepID string
 	// Node is the suffix of the node's name after "<cluster>-"
 	// ("control-plane", "worker", "worker2"), "" for a step of the whole
 	// cluster.
 	Node string
-	// Step is a prefix of the step's name.
-	Step string
 	// AtBoundary fires when the step finished having done its work: the
 	// fault lands between it and the next step. Otherwise the fault fires
 	// Delay after the step started, inside it.
@@ -62,11 +63,10 @@ type faultPoint struct {
 }
 
 func (p faultPoint) String() string {
-	where := p.Phase
+	where := p.StepID
 	if p.Node != "" {
-		where += " " + p.Node
+		where += " on " + p.Node
 	}
-	where += ` "` + p.Step + `"`
 	switch {
 	case p.AtBoundary:
 		where = "after " + where
@@ -82,13 +82,13 @@ func (p faultPoint) String() string {
 
 // matches reports whether ev, an event of cluster's upgrade, is p's
 // trigger: the step's successful finish for a boundary, else its start.
-func (p faultPoint) matches(ev event, cluster string) bool {
-	if ev.Kind != "step" || ev.Phase != p.Phase || !strings.HasPrefix(ev.Step, p.Step) {
+func (p faultPoint) matches(ev event, clusterName string) bool {
+	if ev.Kind != cluster.UpgradeEventKindStep || ev.StepID != p.StepID {
 		return false
 	}
 	node := ""
 	if p.Node != "" {
-		node = cluster + "-" + p.Node
+		node = clusterName + "-" + p.Node
 	}
 	if ev.Node != node {
 		return false
@@ -101,18 +101,18 @@ func (p faultPoint) matches(ev event, cluster string) bool {
 
 // landedInside checks that a fault fired at time at, inside p's step, came
 // before the step finished: events are the run's, all of them.
-func (p faultPoint) landedInside(events []event, cluster string, at time.Time) error {
+func (p faultPoint) landedInside(events []event, clusterName string, at time.Time) error {
 	if p.AtBoundary {
 		return nil
 	}
 	started := false
 	for _, ev := range events {
-		if p.matches(ev, cluster) {
+		if p.matches(ev, clusterName) {
 			started = true
 			continue
 		}
-		if started && ev.Kind == "step" && ev.Event == "finished" && ev.Phase == p.Phase && strings.HasPrefix(ev.Step, p.Step) &&
-			(p.Node == "" || ev.Node == cluster+"-"+p.Node) && ev.Outcome == "success" && ev.Time.Before(at) {
+		if started && ev.Kind == cluster.UpgradeEventKindStep && ev.Event == cluster.UpgradeEventFinished && ev.StepID == p.StepID &&
+			(p.Node == "" || ev.Node == clusterName+"-"+p.Node) && ev.Outcome == "success" && ev.Time.Before(at) {
 			return fmt.Errorf("%s: the step had finished (%s) before the fault (%s)", p, ev.Time.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
 		}
 	}
@@ -151,7 +151,7 @@ func (d *chainDriver) pick(ev event) *faultPoint {
 	if len(d.used)%2 == 1 {
 		action = faultSIGINT
 	}
-	return &faultPoint{Phase: ev.Phase, Node: strings.TrimPrefix(ev.Node, d.cluster+"-"), Step: ev.Step, AtBoundary: true, Action: action}
+	return &faultPoint{StepID: ev.StepID, Node: strings.TrimPrefix(ev.Node, d.cluster+"-"), AtBoundary: true, Action: action}
 }
 
 // fired records that p stopped a run.
@@ -164,14 +164,14 @@ func (d *chainDriver) fired(p faultPoint) {
 	if p.Node != "" {
 		node = d.cluster + "-" + p.Node
 	}
-	d.used[boundaryKey(event{Phase: p.Phase, Node: node, Step: p.Step})] = true
+	d.used[boundaryKey(event{Node: node, StepID: p.StepID})] = true
 }
 
 // explicitStep reports whether an explicit point fired inside ev's step:
 // a step the chain stopped from within needs no boundary of its own.
 func (d *chainDriver) explicitStep(ev event) bool {
 	for _, p := range d.points[:d.next] {
-		if !p.AtBoundary && p.Phase == ev.Phase && strings.HasPrefix(ev.Step, p.Step) && (p.Node == "" && ev.Node == "" || ev.Node == d.cluster+"-"+p.Node) {
+		if !p.AtBoundary && p.StepID == ev.StepID && (p.Node == "" && ev.Node == "" || ev.Node == d.cluster+"-"+p.Node) {
 			return true
 		}
 	}
@@ -184,34 +184,28 @@ func (d *chainDriver) missed() []faultPoint {
 }
 
 func boundaryKey(ev event) string {
-	return ev.Phase + "/" + ev.Node + "/" + ev.Step
+	return ev.Node + "/" + ev.StepID
 }
 
 // workSteps are the steps that change a node or the cluster; they must do
 // their work once in the whole chain. Checks, waits and pinning (which
 // labels images every run) are left out.
-var workSteps = []string{
-	"staging ", "importing ", "kubeadm upgrade apply", "kubeadm upgrade node", "draining",
-	"installing ", "restarting the kubelet", "uncordoning", "writing /kind/version",
+var workSteps = map[string]bool{
+	cluster.UpgradeStepLoadStage:            true,
+	cluster.UpgradeStepLoadImport:           true,
+	cluster.UpgradeStepControlPlaneApply:    true,
+	cluster.UpgradeStepControlPlaneNode:     true,
+	cluster.UpgradeStepKubeletsUpgradeNode:  true,
+	cluster.UpgradeStepKubeletsDrain:        true,
+	cluster.UpgradeStepKubeletsInstall:      true,
+	cluster.UpgradeStepKubeletsRestart:      true,
+	cluster.UpgradeStepKubeletsUncordon:     true,
+	cluster.UpgradeStepKubeletsWriteVersion: true,
 }
 
-func isWork(step string) bool {
-	for _, w := range workSteps {
-		if strings.HasPrefix(step, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// workKey names a work step on a node; importing steps are one whatever
-// the number of archives left.
+// workKey names a work step on a node.
 func workKey(ev event) string {
-	step := ev.Step
-	if strings.HasPrefix(step, "importing ") {
-		step = "importing"
-	}
-	return ev.Phase + "/" + ev.Node + "/" + step
+	return ev.StepID + "/" + ev.Node
 }
 
 // repeatedWork returns the work steps that did their work (finished with
@@ -223,7 +217,7 @@ func repeatedWork(runs [][]event, excused map[string]bool) []string {
 	var repeated []string
 	for i, run := range runs {
 		for _, ev := range run {
-			if ev.Kind != "step" || ev.Event != "finished" || ev.Outcome != "success" || !isWork(ev.Step) {
+			if ev.Kind != cluster.UpgradeEventKindStep || ev.Event != cluster.UpgradeEventFinished || ev.Outcome != cluster.UpgradeOutcomeSuccess || !workSteps[ev.StepID] {
 				continue
 			}
 			k := workKey(ev)

@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 // envFaults picks the fault chain: "full" (make e2e-faults) or "short" (the
@@ -52,28 +54,28 @@ nodes:
 // kubelet upgrade. Each run resumes the previous one and is stopped at the
 // next point.
 var fullChain = []faultPoint{
-	{Phase: "preflight", Step: "checking images", Action: faultSIGINT},
-	{Phase: "load-artifacts", Node: "control-plane", Step: "staging ", AtBoundary: true, Action: faultSIGKILL},
-	{Phase: "load-artifacts", Node: "control-plane", Step: "importing ", Delay: 3 * time.Second, Action: faultSIGKILL},
-	{Phase: "control-plane", Node: "control-plane", Step: "kubeadm upgrade apply", Delay: 20 * time.Second, Action: faultSIGINT},
+	{StepID: cluster.UpgradeStepPreflightImages, Action: faultSIGINT},
+	{StepID: cluster.UpgradeStepLoadStage, Node: "control-plane", AtBoundary: true, Action: faultSIGKILL},
+	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultSIGKILL},
+	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", Delay: 20 * time.Second, Action: faultSIGINT},
 	// right after the control-plane phase (one control-plane node: its pods
 	// are waited for in the kubelets phase)
-	{Phase: "control-plane", Node: "control-plane", Step: "kubeadm upgrade apply", AtBoundary: true, Action: faultSIGKILL},
-	{Phase: "kubelets", Node: "control-plane", Step: "draining", AtBoundary: true, Action: faultSIGINT},
-	{Phase: "kubelets", Node: "control-plane", Step: "restarting the kubelet", Action: faultKillExec, Exec: "restart kubelet"},
-	{Phase: "kubelets", Node: "worker", Step: "kubeadm upgrade node", Action: faultKillExec, Exec: "upgrade node"},
-	{Phase: "kubelets", Node: "worker", Step: "draining", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
-	{Phase: "kubelets", Node: "worker", Step: "uncordoning", AtBoundary: true, Action: faultSIGINT},
-	{Phase: "kubelets", Node: "worker2", Step: "installing ", Action: faultRestartNode},
+	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", AtBoundary: true, Action: faultSIGKILL},
+	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "control-plane", AtBoundary: true, Action: faultSIGINT},
+	{StepID: cluster.UpgradeStepKubeletsRestart, Node: "control-plane", Action: faultKillExec, Exec: "restart kubelet"},
+	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultKillExec, Exec: "upgrade node"},
+	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
+	{StepID: cluster.UpgradeStepKubeletsUncordon, Node: "worker", AtBoundary: true, Action: faultSIGINT},
+	{StepID: cluster.UpgradeStepKubeletsInstall, Node: "worker2", Action: faultRestartNode},
 }
 
 // shortChain is the subset make test runs: inside an image import, inside
 // kubeadm upgrade node on a worker (its docker exec killed) and 0.5 s into
 // that worker's kubectl drain.
 var shortChain = []faultPoint{
-	{Phase: "load-artifacts", Node: "control-plane", Step: "importing ", Delay: 3 * time.Second, Action: faultSIGKILL},
-	{Phase: "kubelets", Node: "worker", Step: "kubeadm upgrade node", Action: faultKillExec, Exec: "upgrade node"},
-	{Phase: "kubelets", Node: "worker", Step: "draining", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
+	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultSIGKILL},
+	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultKillExec, Exec: "upgrade node"},
+	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
 }
 
 // faultRun is one run of the chain.

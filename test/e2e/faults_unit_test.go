@@ -22,30 +22,45 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
-func stepEvent(at int, ev, phase, node, step, outcome string) event {
-	return event{Time: time.Unix(int64(at), 0), Kind: "step", Event: ev, Phase: phase, Node: node, Step: step, Outcome: outcome}
+// stepEvent is an event of step id on node; its display text is text.
+func stepEvent(at int, ev, id, node, text, outcome string) event {
+	phase, _, _ := strings.Cut(id, "/")
+	return event{Time: time.Unix(int64(at), 0), Kind: "step", Event: ev, Phase: phase, Node: node, StepID: id, Step: text, Outcome: outcome}
 }
+
+// the steps the fixtures use
+const (
+	drain    = cluster.UpgradeStepKubeletsDrain
+	uncordon = cluster.UpgradeStepKubeletsUncordon
+	stage    = cluster.UpgradeStepLoadStage
+	images   = cluster.UpgradeStepPreflightImages
+)
 
 func TestFaultPointMatches(t *testing.T) {
 	t.Parallel()
-	inside := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL}
-	boundary := faultPoint{Phase: "load-artifacts", Node: "control-plane", Step: "staging ", AtBoundary: true, Action: faultSIGINT}
-	cluster := faultPoint{Phase: "preflight", Step: "checking images", Action: faultSIGINT}
+	inside := faultPoint{StepID: drain, Node: "worker", Delay: time.Second, Action: faultSIGKILL}
+	boundary := faultPoint{StepID: stage, Node: "control-plane", AtBoundary: true, Action: faultSIGINT}
+	cluster := faultPoint{StepID: images, Action: faultSIGINT}
 	cases := []struct {
 		p    faultPoint
 		ev   event
 		want bool
 	}{
-		{inside, stepEvent(1, "started", "kubelets", "c-worker", "draining", ""), true},
-		{inside, stepEvent(1, "started", "kubelets", "c-worker2", "draining", ""), false},
-		{inside, stepEvent(1, "finished", "kubelets", "c-worker", "draining", "success"), false},
-		{boundary, stepEvent(1, "finished", "load-artifacts", "c-control-plane", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", "success"), true},
-		{boundary, stepEvent(1, "finished", "load-artifacts", "c-control-plane", "staging kubeadm", "skipped"), false},
-		{boundary, stepEvent(1, "started", "load-artifacts", "c-control-plane", "staging kubeadm", ""), false},
-		{cluster, stepEvent(1, "started", "preflight", "", "checking images", ""), true},
-		{cluster, stepEvent(1, "started", "preflight", "c-control-plane", "checking images", ""), false},
+		{inside, stepEvent(1, "started", drain, "c-worker", "draining", ""), true},
+		{inside, stepEvent(1, "started", drain, "c-worker2", "draining", ""), false},
+		{inside, stepEvent(1, "finished", drain, "c-worker", "draining", "success"), false},
+		// the display text does not matter, the identifier does
+		{inside, stepEvent(1, "started", drain, "c-worker", "evicting the pods", ""), true},
+		{inside, stepEvent(1, "started", uncordon, "c-worker", "draining", ""), false},
+		{boundary, stepEvent(1, "finished", stage, "c-control-plane", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", "success"), true},
+		{boundary, stepEvent(1, "finished", stage, "c-control-plane", "staging kubeadm", "skipped"), false},
+		{boundary, stepEvent(1, "started", stage, "c-control-plane", "staging kubeadm", ""), false},
+		{cluster, stepEvent(1, "started", images, "", "checking images", ""), true},
+		{cluster, stepEvent(1, "started", images, "c-control-plane", "checking images", ""), false},
 		{cluster, event{Kind: "phase", Event: "started", Phase: "preflight"}, false},
 	}
 	for _, tc := range cases {
@@ -53,20 +68,20 @@ func TestFaultPointMatches(t *testing.T) {
 			t.Errorf("%s matches %+v = %v, want %v", tc.p, tc.ev, got, tc.want)
 		}
 	}
-	if got := inside.String(); got != `SIGKILL 1s into kubelets worker "draining"` {
+	if got := inside.String(); got != `SIGKILL 1s into kubelets/drain on worker` {
 		t.Errorf("String() = %q", got)
 	}
-	if got := boundary.String(); got != `SIGINT after load-artifacts control-plane "staging "` {
+	if got := boundary.String(); got != `SIGINT after load-artifacts/stage on control-plane` {
 		t.Errorf("String() = %q", got)
 	}
 }
 
 func TestFaultLandedInside(t *testing.T) {
 	t.Parallel()
-	p := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL}
+	p := faultPoint{StepID: drain, Node: "worker", Delay: time.Second, Action: faultSIGKILL}
 	events := []event{
-		stepEvent(10, "started", "kubelets", "c-worker", "draining", ""),
-		stepEvent(12, "finished", "kubelets", "c-worker", "draining", "success"),
+		stepEvent(10, "started", drain, "c-worker", "draining", ""),
+		stepEvent(12, "finished", drain, "c-worker", "draining", "success"),
 	}
 	if err := p.landedInside(events, "c", time.Unix(11, 0)); err != nil {
 		t.Errorf("a fault at 11 s inside a step of 10-12 s: %v", err)
@@ -82,29 +97,29 @@ func TestFaultLandedInside(t *testing.T) {
 func TestRepeatedWork(t *testing.T) {
 	t.Parallel()
 	run1 := []event{
-		stepEvent(1, "finished", "load-artifacts", "c-cp", "importing 7 image archive(s)", "success"),
-		stepEvent(2, "finished", "load-artifacts", "c-cp", "pinning the target's images", "success"),
-		stepEvent(3, "finished", "kubelets", "c-w", "draining", "success"),
+		stepEvent(1, "finished", cluster.UpgradeStepLoadImport, "c-cp", "importing 7 image archive(s)", "success"),
+		stepEvent(2, "finished", cluster.UpgradeStepLoadPin, "c-cp", "pinning the target's images", "success"),
+		stepEvent(3, "finished", drain, "c-w", "draining", "success"),
 	}
 	run2 := []event{
 		// skipped and checks are not work; pinning runs every time
-		stepEvent(4, "finished", "load-artifacts", "c-cp", "importing 0 image archive(s)", "skipped"),
-		stepEvent(5, "finished", "load-artifacts", "c-cp", "pinning the target's images", "success"),
-		stepEvent(6, "finished", "kubelets", "c-w", "draining", "skipped"),
-		stepEvent(7, "finished", "kubelets", "c-w", "restarting the kubelet", "failure"),
+		stepEvent(4, "finished", cluster.UpgradeStepLoadImport, "c-cp", "importing 0 image archive(s)", "skipped"),
+		stepEvent(5, "finished", cluster.UpgradeStepLoadPin, "c-cp", "pinning the target's images", "success"),
+		stepEvent(6, "finished", drain, "c-w", "draining", "skipped"),
+		stepEvent(7, "finished", cluster.UpgradeStepKubeletsRestart, "c-w", "restarting the kubelet", "failure"),
 	}
 	if got := repeatedWork([][]event{run1, run2}, nil); len(got) != 0 {
 		t.Errorf("repeatedWork = %v, want none", got)
 	}
 	run3 := []event{
-		stepEvent(8, "finished", "load-artifacts", "c-cp", "importing 2 image archive(s)", "success"),
-		stepEvent(9, "finished", "kubelets", "c-w", "restarting the kubelet", "success"),
+		stepEvent(8, "finished", cluster.UpgradeStepLoadImport, "c-cp", "importing 2 image archive(s)", "success"),
+		stepEvent(9, "finished", cluster.UpgradeStepKubeletsRestart, "c-w", "restarting the kubelet", "success"),
 	}
 	got := repeatedWork([][]event{run1, run2, run3}, nil)
-	if strings.Join(got, ";") != "load-artifacts/c-cp/importing (run 1, again in run 3)" {
+	if strings.Join(got, ";") != "load-artifacts/import/c-cp (run 1, again in run 3)" {
 		t.Errorf("repeatedWork = %v", got)
 	}
-	if got := repeatedWork([][]event{run1, run3}, map[string]bool{"load-artifacts/c-cp/importing": true}); len(got) != 0 {
+	if got := repeatedWork([][]event{run1, run3}, map[string]bool{"load-artifacts/import/c-cp": true}); len(got) != 0 {
 		t.Errorf("excused work reported: %v", got)
 	}
 }
@@ -141,22 +156,22 @@ func TestExecChild(t *testing.T) {
 
 func TestChainDriver(t *testing.T) {
 	t.Parallel()
-	inside := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Delay: time.Second, Action: faultSIGKILL}
+	inside := faultPoint{StepID: drain, Node: "worker", Delay: time.Second, Action: faultSIGKILL}
 	d := newChainDriver("c", []faultPoint{inside}, true)
 	// run 1: the first successful step is a boundary (SIGKILL first)
-	p := d.pick(stepEvent(1, "finished", "preflight", "", "checking nodes", "success"))
-	if p == nil || !p.AtBoundary || p.Action != faultSIGKILL || p.Step != "checking nodes" || p.Node != "" {
+	p := d.pick(stepEvent(1, "finished", cluster.UpgradeStepPreflightNodes, "", "checking nodes", "success"))
+	if p == nil || !p.AtBoundary || p.Action != faultSIGKILL || p.StepID != cluster.UpgradeStepPreflightNodes || p.Node != "" {
 		t.Fatalf("first pick %+v", p)
 	}
 	d.fired(*p)
 	// run 2: that boundary is used; the next one is, with SIGINT
-	if p := d.pick(stepEvent(2, "finished", "preflight", "", "checking nodes", "success")); p != nil {
+	if p := d.pick(stepEvent(2, "finished", cluster.UpgradeStepPreflightNodes, "", "checking nodes", "success")); p != nil {
 		t.Errorf("a used boundary picked again: %+v", p)
 	}
-	if p := d.pick(stepEvent(2, "finished", "preflight", "", "checking images", "skipped")); p != nil {
+	if p := d.pick(stepEvent(2, "finished", images, "", "checking images", "skipped")); p != nil {
 		t.Errorf("a skipped step picked: %+v", p)
 	}
-	p = d.pick(stepEvent(3, "finished", "load-artifacts", "c-worker", "staging x", "success"))
+	p = d.pick(stepEvent(3, "finished", stage, "c-worker", "staging x", "success"))
 	if p == nil || p.Action != faultSIGINT || p.Node != "worker" {
 		t.Fatalf("second pick %+v", p)
 	}
@@ -165,7 +180,7 @@ func TestChainDriver(t *testing.T) {
 		t.Errorf("missed %v before the explicit point fired", d.missed())
 	}
 	// the explicit point wins when its step starts
-	p = d.pick(stepEvent(4, "started", "kubelets", "c-worker", "draining", ""))
+	p = d.pick(stepEvent(4, "started", drain, "c-worker", "draining", ""))
 	if p == nil || *p != inside {
 		t.Fatalf("explicit pick %+v", p)
 	}
@@ -173,18 +188,18 @@ func TestChainDriver(t *testing.T) {
 	if len(d.missed()) != 0 {
 		t.Errorf("missed %v", d.missed())
 	}
-	if !d.explicitStep(stepEvent(5, "finished", "kubelets", "c-worker", "draining", "success")) {
+	if !d.explicitStep(stepEvent(5, "finished", drain, "c-worker", "draining", "success")) {
 		t.Error("the drain the explicit point stopped is not its step")
 	}
-	if d.explicitStep(stepEvent(5, "finished", "kubelets", "c-worker2", "draining", "success")) {
+	if d.explicitStep(stepEvent(5, "finished", drain, "c-worker2", "draining", "success")) {
 		t.Error("another node's drain counted as the explicit point's")
 	}
 }
 
 func TestFaultPointInsideACommand(t *testing.T) {
 	t.Parallel()
-	p := faultPoint{Phase: "kubelets", Node: "worker", Step: "draining", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL}
-	if got := p.String(); got != `SIGKILL 500ms into the "drain" command of kubelets worker "draining"` {
+	p := faultPoint{StepID: drain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL}
+	if got := p.String(); got != `SIGKILL 500ms into the "drain" command of kubelets/drain on worker` {
 		t.Errorf("String() = %q", got)
 	}
 }

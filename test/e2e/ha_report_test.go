@@ -38,10 +38,10 @@ func testReport(t *testing.T, fail func(s sample) bool) haReport {
 	// the events as the tool prints them, with durations on finished ones
 	var lines []string
 	for _, ev := range events {
-		line := map[string]interface{}{"time": ev.Time, "kind": ev.Kind, "event": ev.Event, "phase": ev.Phase, "node": ev.Node, "step": ev.Step}
+		line := map[string]interface{}{"time": ev.Time, "kind": ev.Kind, "event": ev.Event, "phase": ev.Phase, "node": ev.Node, "stepID": ev.StepID, "step": ev.Step}
 		if ev.Event == "finished" {
 			for _, s := range spans {
-				if s.Kind == ev.Kind && s.Phase == ev.Phase && s.Node == ev.Node && s.Step == ev.Step && s.End.Equal(ev.Time) {
+				if s.Kind == ev.Kind && s.Phase == ev.Phase && s.Node == ev.Node && s.StepID == ev.StepID && s.End.Equal(ev.Time) {
 					line["durationSeconds"] = s.End.Sub(s.Start).Seconds()
 				}
 			}

@@ -30,6 +30,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 // Environment the test needs; hack/e2e/run.sh sets all of it.
@@ -426,10 +428,10 @@ func writeFile(t *testing.T, dir, name, content string) {
 }
 
 // interruptedUpgrade starts `kind alpha upgrade --output json`, sends it
-// SIGINT delay after the step whose name contains marker started, and
+// SIGINT delay after the step stepID (cluster.UpgradeStep...) started, and
 // checks that it stops with an error that says to run it again. It returns
 // the events it printed.
-func (h *harness) interruptedUpgrade(imageDir, marker string, delay time.Duration) (string, error) {
+func (h *harness) interruptedUpgrade(imageDir, stepID string, delay time.Duration) (string, error) {
 	cmd := exec.Command(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -447,18 +449,18 @@ func (h *harness) interruptedUpgrade(imageDir, marker string, delay time.Duratio
 	for scanner.Scan() {
 		line := scanner.Text()
 		events.WriteString(line + "\n")
-		var ev struct{ Kind, Event, Step string }
+		var ev event
 		if json.Unmarshal([]byte(line), &ev) == nil && !interrupted &&
-			ev.Kind == "step" && ev.Event == "started" && strings.Contains(ev.Step, marker) {
+			ev.Kind == cluster.UpgradeEventKindStep && ev.Event == cluster.UpgradeEventStarted && ev.StepID == stepID {
 			interrupted = true
 			time.AfterFunc(delay, func() { _ = cmd.Process.Signal(os.Interrupt) })
 		}
 	}
 	err = cmd.Wait()
-	fmt.Fprintf(h.log, "$ %s (interrupted %s after %q started)  # err=%v\n%s%s\n", strings.Join(cmd.Args, " "), delay, marker, err, events.String(), stderr.String())
+	fmt.Fprintf(h.log, "$ %s (interrupted %s after %s started)  # err=%v\n%s%s\n", strings.Join(cmd.Args, " "), delay, stepID, err, events.String(), stderr.String())
 	switch {
 	case !interrupted:
-		return events.String(), fmt.Errorf("no step %q started:\n%s", marker, stderr.String())
+		return events.String(), fmt.Errorf("no step %s started:\n%s", stepID, stderr.String())
 	case err == nil:
 		return events.String(), fmt.Errorf("the upgrade finished before the interrupt reached it")
 	case !strings.Contains(stderr.String(), "run the same command again"):

@@ -23,31 +23,18 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
-// The phase and step names of `kind alpha upgrade --output json` that the
-// order checks look for (pkg/cluster/internal/upgrade/actions/controlplane
-// and .../kubelets; those packages are internal to pkg/cluster, and the
-// JSON events are the contract anyway).
+// The phases the order checks look for (cluster.UpgradePhases names them).
 const (
 	phaseControlPlane = "control-plane"
 	phaseKubelets     = "kubelets"
-	stepDrain         = "draining"
-	stepRestart       = "restarting the kubelet"
-	stepUncordon      = "uncordoning"
 )
 
 // event is one line of `kind alpha upgrade --output json`.
-type event struct {
-	Time    time.Time `json:"time"`
-	Kind    string    `json:"kind"`
-	Event   string    `json:"event"`
-	Phase   string    `json:"phase"`
-	Node    string    `json:"node"`
-	Step    string    `json:"step"`
-	Outcome string    `json:"outcome"`
-	Message string    `json:"message"`
-}
+type event = cluster.UpgradeEvent
 
 // parseEvents reads --output json: one event per line.
 func parseEvents(out string) ([]event, error) {
@@ -70,8 +57,9 @@ func parseEvents(out string) ([]event, error) {
 // span is what ran between a started event and its finished event: the
 // whole upgrade, a phase, a node within a phase or a step.
 type span struct {
-	Kind, Phase, Node, Step, Outcome string
-	Start, End                       time.Time
+	// StepID is the step's identifier, Step its display text.
+	Kind, Phase, Node, StepID, Step, Outcome string
+	Start, End                               time.Time
 }
 
 func (s span) String() string {
@@ -95,11 +83,11 @@ func spansOf(events []event) ([]span, error) {
 	var spans []span
 	open := map[key][]int{} // started spans not finished yet, by scope
 	for _, ev := range events {
-		k := key{ev.Kind, ev.Phase, ev.Node, ev.Step}
+		k := key{ev.Kind, ev.Phase, ev.Node, ev.StepID}
 		switch ev.Event {
 		case "started":
 			open[k] = append(open[k], len(spans))
-			spans = append(spans, span{Kind: ev.Kind, Phase: ev.Phase, Node: ev.Node, Step: ev.Step, Start: ev.Time})
+			spans = append(spans, span{Kind: ev.Kind, Phase: ev.Phase, Node: ev.Node, StepID: ev.StepID, Step: ev.Step, Start: ev.Time})
 		case "finished":
 			starts := open[k]
 			if len(starts) == 0 {
@@ -223,10 +211,10 @@ type cordonWindow struct {
 func cordonWindows(spans []span) ([]cordonWindow, error) {
 	var windows []cordonWindow
 	var problems []string
-	for _, d := range find(spans, func(s span) bool { return s.Kind == "step" && s.Phase == phaseKubelets && s.Step == stepDrain }) {
+	for _, d := range find(spans, func(s span) bool { return s.Kind == "step" && s.StepID == cluster.UpgradeStepKubeletsDrain }) {
 		w := cordonWindow{Node: d.Node, Start: d.Start}
 		for _, u := range find(spans, func(s span) bool {
-			return s.Kind == "step" && s.Phase == phaseKubelets && s.Step == stepUncordon && s.Node == d.Node && !s.Start.Before(d.End)
+			return s.Kind == "step" && s.StepID == cluster.UpgradeStepKubeletsUncordon && s.Node == d.Node && !s.Start.Before(d.End)
 		}) {
 			if u.Outcome != "failure" {
 				w.End = u.End

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 var (
@@ -35,9 +37,32 @@ type timeline struct {
 	events []event
 }
 
-func (tl *timeline) emit(kind, ev, phase, node, step, outcome string) {
+// The fixtures' steps, and their display texts as the tool shows them.
+const (
+	stepDrain    = cluster.UpgradeStepKubeletsDrain
+	stepRestart  = cluster.UpgradeStepKubeletsRestart
+	stepUncordon = cluster.UpgradeStepKubeletsUncordon
+)
+
+var displayed = map[string]string{
+	cluster.UpgradeStepPreflightNodes:       "checking nodes",
+	cluster.UpgradeStepControlPlaneApply:    "kubeadm upgrade apply v1.37.2",
+	cluster.UpgradeStepControlPlaneNode:     "kubeadm upgrade node",
+	cluster.UpgradeStepControlPlaneWait:     "waiting for the control-plane pods to run v1.37.2 and be Ready",
+	cluster.UpgradeStepKubeletsUpgradeNode:  "kubeadm upgrade node",
+	cluster.UpgradeStepKubeletsDrain:        "draining",
+	cluster.UpgradeStepKubeletsInstall:      "installing kubeadm, kubelet and kubectl v1.37.2",
+	cluster.UpgradeStepKubeletsRestart:      "restarting the kubelet",
+	cluster.UpgradeStepKubeletsWaitReady:    "waiting for the node to be Ready at v1.37.2",
+	cluster.UpgradeStepKubeletsWaitSettled:  "waiting for the control-plane pods and /readyz",
+	cluster.UpgradeStepKubeletsUncordon:     "uncordoning",
+	cluster.UpgradeStepKubeletsWriteVersion: "writing /kind/version",
+}
+
+// emit adds an event; stepID is "" for events that are not a step's.
+func (tl *timeline) emit(kind, ev, phase, node, stepID, outcome string) {
 	tl.now = tl.now.Add(time.Second)
-	tl.events = append(tl.events, event{Time: tl.now, Kind: kind, Event: ev, Phase: phase, Node: node, Step: step, Outcome: outcome})
+	tl.events = append(tl.events, event{Time: tl.now, Kind: kind, Event: ev, Phase: phase, Node: node, StepID: stepID, Step: displayed[stepID], Outcome: outcome})
 }
 
 func (tl *timeline) steps(phase, node string, steps ...string) {
@@ -57,8 +82,8 @@ func goodUpgrade() []event {
 	all := append(append([]string{}, testCPs...), testWorkers...)
 	tl.emit("upgrade", "started", "", "", "", "")
 	tl.emit("phase", "started", "preflight", "", "", "")
-	tl.emit("step", "started", "preflight", "", "checking nodes", "")
-	tl.emit("step", "finished", "preflight", "", "checking nodes", "success")
+	tl.emit("step", "started", "preflight", "", cluster.UpgradeStepPreflightNodes, "")
+	tl.emit("step", "finished", "preflight", "", cluster.UpgradeStepPreflightNodes, "success")
 	tl.emit("phase", "finished", "preflight", "", "", "success")
 	tl.emit("phase", "started", "load-artifacts", "", "", "")
 	for _, n := range all {
@@ -69,19 +94,19 @@ func goodUpgrade() []event {
 	}
 	tl.emit("phase", "finished", "load-artifacts", "", "", "success")
 	tl.emit("phase", "started", phaseControlPlane, "", "", "")
-	tl.steps(phaseControlPlane, testCPs[0], "kubeadm upgrade apply v1.37.2", "waiting for the control-plane pods to run v1.37.2 and be Ready")
+	tl.steps(phaseControlPlane, testCPs[0], cluster.UpgradeStepControlPlaneApply, cluster.UpgradeStepControlPlaneWait)
 	for _, n := range testCPs[1:] {
-		tl.steps(phaseControlPlane, n, "kubeadm upgrade node", "waiting for the control-plane pods to run v1.37.2 and be Ready")
+		tl.steps(phaseControlPlane, n, cluster.UpgradeStepControlPlaneNode, cluster.UpgradeStepControlPlaneWait)
 	}
 	tl.emit("phase", "finished", phaseControlPlane, "", "", "success")
 	tl.emit("phase", "started", phaseKubelets, "", "", "")
 	for _, n := range testCPs {
-		tl.steps(phaseKubelets, n, stepDrain, "installing kubeadm, kubelet and kubectl v1.37.2", stepRestart,
-			"waiting for the node to be Ready at v1.37.2", "waiting for the control-plane pods and /readyz", stepUncordon, "writing /kind/version")
+		tl.steps(phaseKubelets, n, stepDrain, cluster.UpgradeStepKubeletsInstall, stepRestart,
+			cluster.UpgradeStepKubeletsWaitReady, cluster.UpgradeStepKubeletsWaitSettled, stepUncordon, cluster.UpgradeStepKubeletsWriteVersion)
 	}
 	for _, n := range testWorkers {
-		tl.steps(phaseKubelets, n, "kubeadm upgrade node", stepDrain, "installing kubeadm, kubelet and kubectl v1.37.2", stepRestart,
-			"waiting for the node to be Ready at v1.37.2", stepUncordon, "writing /kind/version")
+		tl.steps(phaseKubelets, n, cluster.UpgradeStepKubeletsUpgradeNode, stepDrain, cluster.UpgradeStepKubeletsInstall, stepRestart,
+			cluster.UpgradeStepKubeletsWaitReady, stepUncordon, cluster.UpgradeStepKubeletsWriteVersion)
 	}
 	tl.emit("phase", "finished", phaseKubelets, "", "", "success")
 	tl.emit("phase", "started", "verify", "", "", "")
@@ -93,8 +118,8 @@ func goodUpgrade() []event {
 func TestParseEventsAndSpans(t *testing.T) {
 	t.Parallel()
 	const out = `{"time":"2026-11-30T12:00:00.5Z","kind":"upgrade","event":"started"}
-{"time":"2026-11-30T12:00:01Z","kind":"step","event":"started","phase":"kubelets","node":"w","step":"draining"}
-{"time":"2026-11-30T12:00:02Z","kind":"step","event":"finished","phase":"kubelets","node":"w","step":"draining","outcome":"skipped","durationSeconds":1,"message":"no other node can take its pods"}
+{"time":"2026-11-30T12:00:01Z","kind":"step","event":"started","phase":"kubelets","node":"w","stepID":"kubelets/drain","step":"draining"}
+{"time":"2026-11-30T12:00:02Z","kind":"step","event":"finished","phase":"kubelets","node":"w","stepID":"kubelets/drain","step":"draining","outcome":"skipped","durationSeconds":1,"message":"no other node can take its pods"}
 {"time":"2026-11-30T12:00:03Z","kind":"upgrade","event":"info","message":"Upgraded"}
 {"time":"2026-11-30T12:00:04Z","kind":"upgrade","event":"finished","outcome":"success","durationSeconds":3.5}
 `
@@ -108,7 +133,7 @@ func TestParseEventsAndSpans(t *testing.T) {
 	}
 	want := []span{
 		{Kind: "upgrade", Outcome: "success", Start: testT0.Add(500 * time.Millisecond), End: testT0.Add(4 * time.Second)},
-		{Kind: "step", Phase: "kubelets", Node: "w", Step: "draining", Outcome: "skipped", Start: testT0.Add(time.Second), End: testT0.Add(2 * time.Second)},
+		{Kind: "step", Phase: "kubelets", Node: "w", StepID: stepDrain, Step: "draining", Outcome: "skipped", Start: testT0.Add(time.Second), End: testT0.Add(2 * time.Second)},
 	}
 	if fmt.Sprint(spans) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", spans, want)
@@ -158,7 +183,7 @@ func nodeIn(phase, node string) func(span) bool {
 
 func stepOn(node, step string) func(span) bool {
 	return func(s span) bool {
-		return s.Kind == "step" && s.Phase == phaseKubelets && s.Node == node && s.Step == step
+		return s.Kind == "step" && s.Node == node && s.StepID == step
 	}
 }
 

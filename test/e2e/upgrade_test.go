@@ -26,6 +26,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 // clusterConfig is a plain kind config: kind's default CNI (kindnet) and
@@ -282,7 +284,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 	// again must finish the upgrade
 	var interruptedEvents string
 	h.must("interrupt kind alpha upgrade during kubeadm upgrade apply", func() error {
-		events, err := h.interruptedUpgrade(imageDir, "kubeadm upgrade apply", 20*time.Second)
+		events, err := h.interruptedUpgrade(imageDir, cluster.UpgradeStepControlPlaneApply, 20*time.Second)
 		interruptedEvents = events
 		writeFile(t, h.artifacts, "interrupted-upgrade-events.jsonl", events)
 		return err

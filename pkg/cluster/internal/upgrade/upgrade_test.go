@@ -35,6 +35,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 const (
@@ -927,6 +928,38 @@ func TestJSONEvents(t *testing.T) {
 	for _, k := range []string{report.KindUpgrade, report.KindPhase, report.KindNode, report.KindStep} {
 		if !kinds[k] {
 			t.Errorf("no %s events", k)
+		}
+	}
+}
+
+// TestEveryStepHasAStableID: every step event carries one of stepid.All's
+// identifiers, of its own phase, and an upgrade of a cluster with every
+// kind of node (several control planes, a worker) goes through every one
+// of them.
+func TestEveryStepHasAStableID(t *testing.T) {
+	t.Parallel()
+	known := map[string]bool{}
+	for _, id := range stepid.All() {
+		known[id] = true
+	}
+	e := newEnv(t, 2, 1, fakenode.ReleaseTree)
+	rec := mustUpgrade(t, e)
+	seen := map[string]bool{}
+	for _, ev := range rec.events {
+		if ev.Kind != report.KindStep {
+			if ev.StepID != "" {
+				t.Errorf("a %s event has the step ID %q", ev.Kind, ev.StepID)
+			}
+			continue
+		}
+		if !known[ev.StepID] || !strings.HasPrefix(ev.StepID, ev.Phase+"/") {
+			t.Errorf("step %q of phase %s has the ID %q", ev.Step, ev.Phase, ev.StepID)
+		}
+		seen[ev.StepID] = true
+	}
+	for _, id := range stepid.All() {
+		if !seen[id] {
+			t.Errorf("no event of step %s", id)
 		}
 	}
 }

@@ -30,6 +30,8 @@ import (
 // real state and does only the work that is left. It is a Task, or a Todo
 // when the work is what the look found.
 type Step interface {
+	// id is the step's stable identifier (package stepid).
+	id() string
 	// name names the step in status lines and the dry-run plan.
 	name() string
 	// check looks at the node's real state and returns the work left to
@@ -39,6 +41,9 @@ type Step interface {
 
 // Task is a step whose work needs nothing from its check.
 type Task struct {
+	// ID is the step's stable identifier (package stepid), Name its
+	// display text.
+	ID   string
 	Name string
 	// Done reports whether the work is already done, and if so why (an
 	// empty reason means "already done"). Nil means always run.
@@ -47,6 +52,7 @@ type Task struct {
 	Run func() error
 }
 
+func (t Task) id() string   { return t.ID }
 func (t Task) name() string { return t.Name }
 
 func (t Task) check() (func() error, string, error) {
@@ -62,6 +68,9 @@ func (t Task) check() (func() error, string, error) {
 // Todo is a step whose check finds the work left, of type T, and hands
 // exactly that to its run: Run depends on Find only through its argument.
 type Todo[T any] struct {
+	// ID is the step's stable identifier (package stepid), Name its
+	// display text.
+	ID   string
 	Name string
 	// Find looks at the node's real state and returns the work left, or
 	// done when there is none, and why (an empty reason means "already
@@ -71,6 +80,7 @@ type Todo[T any] struct {
 	Run func(todo T) error
 }
 
+func (t Todo[T]) id() string   { return t.ID }
 func (t Todo[T]) name() string { return t.Name }
 
 func (t Todo[T]) check() (func() error, string, error) {
@@ -87,7 +97,7 @@ func (c *Context) RunSteps(phase, node string, steps []Step) error {
 	return c.Report.Run(report.Scope{Phase: phase, Node: node}, func() (bool, string, error) {
 		ran := false
 		for _, s := range steps {
-			err := c.Report.Run(report.Scope{Phase: phase, Node: node, Step: s.name()}, func() (bool, string, error) {
+			err := c.Report.Run(report.Scope{Phase: phase, Node: node, StepID: s.id(), Step: s.name()}, func() (bool, string, error) {
 				work, reason, err := s.check()
 				if err != nil {
 					return false, "", c.Cancelled(err)
@@ -127,6 +137,9 @@ func StepNames(phase string, steps []Step) []string {
 
 // Check is a step of a phase that concerns the whole cluster, not one node.
 type Check struct {
+	// ID is the check's stable identifier (package stepid), Name its
+	// display text.
+	ID   string
 	Name string
 	Run  func(*Context) error
 }
@@ -135,7 +148,7 @@ type Check struct {
 // or stop (if not nil) returns true.
 func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) error {
 	for _, check := range checks {
-		err := c.Report.Run(report.Scope{Phase: phase, Step: check.Name}, func() (bool, string, error) {
+		err := c.Report.Run(report.Scope{Phase: phase, StepID: check.ID, Step: check.Name}, func() (bool, string, error) {
 			return false, "", c.Cancelled(check.Run(c))
 		})
 		if err != nil {

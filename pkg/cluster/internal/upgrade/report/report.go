@@ -59,13 +59,17 @@ func tail(s string, n int) string {
 
 // Event is one line of `--output json`.
 type Event struct {
-	Time    time.Time `json:"time"`
-	Kind    string    `json:"kind"`
-	Event   string    `json:"event"`
-	Phase   string    `json:"phase,omitempty"`
-	Node    string    `json:"node,omitempty"`
-	Step    string    `json:"step,omitempty"`
-	Outcome string    `json:"outcome,omitempty"`
+	Time  time.Time `json:"time"`
+	Kind  string    `json:"kind"`
+	Event string    `json:"event"`
+	Phase string    `json:"phase,omitempty"`
+	Node  string    `json:"node,omitempty"`
+	// StepID is the step's stable identifier, "<phase>/<step>" (e.g.
+	// "kubelets/drain"): what programs match on. Step is its display
+	// text, which may change and carries versions, paths and counts.
+	StepID  string `json:"stepID,omitempty"`
+	Step    string `json:"step,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
 	// DurationSeconds is set on finished events.
 	DurationSeconds float64 `json:"durationSeconds,omitempty"`
 	Error           string  `json:"error,omitempty"`
@@ -87,6 +91,8 @@ type Scope struct {
 	Phase string
 	Node  string
 	Step  string
+	// StepID is the step's stable identifier (package stepid).
+	StepID string
 }
 
 func (s Scope) kind() string {
@@ -183,7 +189,7 @@ func (r *Reporter) Close() {
 // JSON events and debug logs.
 func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err error)) error {
 	start := r.now()
-	r.emit(Event{Time: start, Kind: scope.kind(), Event: EventStarted, Phase: scope.Phase, Node: scope.Node, Step: scope.Step})
+	r.emit(Event{Time: start, Kind: scope.kind(), Event: EventStarted, Phase: scope.Phase, Node: scope.Node, StepID: scope.StepID, Step: scope.Step})
 	isStep := scope.kind() == KindStep
 	stopBeating := func() {}
 	if isStep {
@@ -197,7 +203,7 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 	end := r.now()
 	ev := Event{
 		Time: end, Kind: scope.kind(), Event: EventFinished,
-		Phase: scope.Phase, Node: scope.Node, Step: scope.Step,
+		Phase: scope.Phase, Node: scope.Node, StepID: scope.StepID, Step: scope.Step,
 		Outcome: OutcomeSuccess, DurationSeconds: end.Sub(start).Seconds(),
 		Message: message,
 	}
@@ -223,7 +229,7 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 
 // Info reports a line of text that is not a step (e.g. "nothing to do").
 func (r *Reporter) Info(scope Scope, message string) {
-	r.emit(Event{Time: r.now(), Kind: scope.kind(), Event: EventInfo, Phase: scope.Phase, Node: scope.Node, Step: scope.Step, Message: message})
+	r.emit(Event{Time: r.now(), Kind: scope.kind(), Event: EventInfo, Phase: scope.Phase, Node: scope.Node, StepID: scope.StepID, Step: scope.Step, Message: message})
 	r.logger.V(0).Info(message)
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 // Phase is this phase's name.
@@ -54,6 +55,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	bootstrap := n.String() == st.Bootstrap.String()
 	upgrade := actions.Task{
+		ID:   stepid.ControlPlaneNode,
 		Name: "kubeadm upgrade node",
 		Done: func() (bool, string, error) {
 			done, _, err := staticPodsAtTarget(ctx, n)
@@ -65,6 +67,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	}
 	if bootstrap {
 		upgrade = actions.Task{
+			ID:   stepid.ControlPlaneApply,
 			Name: "kubeadm upgrade apply " + st.Target,
 			Done: func() (bool, string, error) {
 				done, _, err := staticPodsAtTarget(ctx, n)
@@ -91,6 +94,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		return steps
 	}
 	return append(steps, actions.Task{
+		ID:   stepid.ControlPlaneWait,
 		Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
 		Run: func() error {
 			return WaitForControlPlane(ctx, n)

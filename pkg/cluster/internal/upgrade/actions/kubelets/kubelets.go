@@ -35,6 +35,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
@@ -114,6 +115,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	if !isCP {
 		marker := path.Join(st.StagingDir(), "upgrade-node.done")
 		steps = append(steps, actions.Task{
+			ID:   stepid.KubeletsUpgradeNode,
 			Name: "kubeadm upgrade node",
 			Done: func() (bool, string, error) {
 				done, err := nodeutils.Exists(ctx, n, marker)
@@ -129,11 +131,13 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	}
 	steps = append(steps,
 		actions.Task{
+			ID:   stepid.KubeletsDrain,
 			Name: "draining",
 			Done: func() (bool, string, error) { return drainDone(ctx, n) },
 			Run:  func() error { return drain(ctx, n) },
 		},
 		actions.Todo[[]string]{
+			ID:   stepid.KubeletsInstall,
 			Name: "installing kubeadm, kubelet and kubectl " + st.Target,
 			// Run installs what Find found stale, all in one command
 			Find: func() ([]string, bool, string, error) {
@@ -145,6 +149,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 		},
 		actions.Task{
+			ID:   stepid.KubeletsRestart,
 			Name: "restarting the kubelet",
 			Done: func() (bool, string, error) {
 				kn, err := ctx.Kube().Node(ctx, n.String())
@@ -156,18 +161,21 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Run: func() error { return nodeutils.Systemctl(ctx, n, "restart", "kubelet") },
 		},
 		actions.Task{
+			ID:   stepid.KubeletsWaitReady,
 			Name: "waiting for the node to be Ready at " + st.Target,
 			Run:  func() error { return waitForNode(ctx, n) },
 		},
 	)
 	if isCP {
 		steps = append(steps, actions.Task{
+			ID:   stepid.KubeletsWaitSettled,
 			Name: "waiting for the control-plane pods and /readyz",
 			Run:  func() error { return waitSettled(ctx, n) },
 		})
 	}
 	return append(steps,
 		actions.Task{
+			ID:   stepid.KubeletsUncordon,
 			Name: "uncordoning",
 			Done: func() (bool, string, error) {
 				kn, err := ctx.Kube().Node(ctx, n.String())
@@ -182,6 +190,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 		},
 		actions.Task{
+			ID:   stepid.KubeletsWriteVersion,
 			Name: "writing /kind/version",
 			Done: func() (bool, string, error) {
 				content, ok, err := nodeutils.ReadFile(ctx, n, "/kind/version")

@@ -38,6 +38,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
@@ -95,6 +96,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	info := st.Info[n.String()]
 	return []actions.Step{
 		actions.Todo[map[*artifacts.Artifact]bool]{
+			ID:   stepid.LoadStage,
 			Name: "staging kubeadm, kubelet and kubectl in " + st.StagingDir(),
 			Find: func() (map[*artifacts.Artifact]bool, bool, string, error) {
 				missing, err := unstaged(ctx, n)
@@ -103,10 +105,12 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Run: func(missing map[*artifacts.Artifact]bool) error { return stage(ctx, n, missing) },
 		},
 		actions.Task{
+			ID:   stepid.LoadStagedVersions,
 			Name: "checking the staged binaries' versions",
 			Run:  func() error { return checkStaged(ctx, n) },
 		},
 		actions.Task{
+			ID:   stepid.LoadImport,
 			Name: fmt.Sprintf("importing %d image archive(s)", len(info.Load)),
 			Done: func() (bool, string, error) {
 				if len(info.Load) == 0 {
@@ -119,6 +123,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		actions.Task{
 			// always: cheap, and an interrupted import may have left
 			// images unpinned
+			ID:   stepid.LoadPin,
 			Name: "pinning the target's images",
 			Run:  func() error { return pin(ctx, n, info.Needed) },
 		},

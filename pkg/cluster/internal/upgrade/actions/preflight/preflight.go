@@ -44,6 +44,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
@@ -65,17 +66,17 @@ func (a *action) Execute(ctx *actions.Context) error {
 	// a rerun may start right after an API server restarted
 	ctx = ctx.AfterAPIRestarts()
 	return ctx.RunChecks(Phase, []actions.Check{
-		{Name: "checking nodes", Run: checkNodes},
-		{Name: "checking binaries in --image-dir", Run: checkBinaries},
-		{Name: "waiting for kubeadm left running by an interrupted run", Run: waitForKubeadm},
-		{Name: "checking the cluster", Run: checkCluster},
-		{Name: "running kubeadm from --image-dir", Run: probeKubeadm},
-		{Name: "checking version skew", Run: checkVersions},
-		{Name: "checking the host", Run: checkHost},
-		{Name: "checking pods on the nodes to drain", Run: checkDrains},
-		{Name: "checking images", Run: checkImages},
-		{Name: "checking disk space", Run: checkDisk},
-		{Name: "checking the phases to run", Run: checkSkips},
+		{ID: stepid.PreflightNodes, Name: "checking nodes", Run: checkNodes},
+		{ID: stepid.PreflightBinaries, Name: "checking binaries in --image-dir", Run: checkBinaries},
+		{ID: stepid.PreflightKubeadmLock, Name: "waiting for kubeadm left running by an interrupted run", Run: waitForKubeadm},
+		{ID: stepid.PreflightCluster, Name: "checking the cluster", Run: checkCluster},
+		{ID: stepid.PreflightProbe, Name: "running kubeadm from --image-dir", Run: probeKubeadm},
+		{ID: stepid.PreflightSkew, Name: "checking version skew", Run: checkVersions},
+		{ID: stepid.PreflightHost, Name: "checking the host", Run: checkHost},
+		{ID: stepid.PreflightDrains, Name: "checking pods on the nodes to drain", Run: checkDrains},
+		{ID: stepid.PreflightImages, Name: "checking images", Run: checkImages},
+		{ID: stepid.PreflightDisk, Name: "checking disk space", Run: checkDisk},
+		{ID: stepid.PreflightPhases, Name: "checking the phases to run", Run: checkSkips},
 	}, func() bool { return st.NothingToDo })
 }
 

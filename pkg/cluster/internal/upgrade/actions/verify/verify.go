@@ -27,6 +27,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
@@ -44,13 +45,13 @@ func NewAction() actions.Action {
 // the kubelets phase is skipped only the control plane is checked.
 func (a *action) Execute(ctx *actions.Context) error {
 	checks := []actions.Check{
-		{Name: "checking the API server version", Run: checkServerVersion},
-		{Name: "checking the control-plane pods", Run: checkControlPlanes},
+		{ID: stepid.VerifyServerVersion, Name: "checking the API server version", Run: checkServerVersion},
+		{ID: stepid.VerifyControlPlanePods, Name: "checking the control-plane pods", Run: checkControlPlanes},
 	}
 	if !ctx.Options.Skip[kubelets.Phase] {
-		checks = append(checks, actions.Check{Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
+		checks = append(checks, actions.Check{ID: stepid.VerifyNodes, Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
 	}
-	checks = append(checks, actions.Check{Name: "waiting for the DaemonSets and Deployments of kube-system and kind's storage", Run: checkWorkloads})
+	checks = append(checks, actions.Check{ID: stepid.VerifyWorkloads, Name: "waiting for the DaemonSets and Deployments of kube-system and kind's storage", Run: checkWorkloads})
 	return ctx.RunChecks(Phase, checks, nil)
 }
 

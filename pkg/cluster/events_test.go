@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cluster_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+)
+
+// TestUpgradeStepIDsArePinned pins the step identifiers, the machine
+// contract of --output json: renaming, adding or removing one must change
+// this list (and the user guide's table) on purpose.
+func TestUpgradeStepIDsArePinned(t *testing.T) {
+	t.Parallel()
+	want := []string{
+		"preflight/nodes", "preflight/binaries", "preflight/kubeadm-lock", "preflight/cluster",
+		"preflight/kubeadm-probe", "preflight/version-skew", "preflight/host", "preflight/drains",
+		"preflight/images", "preflight/disk", "preflight/phases",
+		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/import", "load-artifacts/pin",
+		"control-plane/kubeadm-upgrade-apply", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
+		"kubelets/kubeadm-upgrade-node", "kubelets/drain", "kubelets/install", "kubelets/restart",
+		"kubelets/wait-ready", "kubelets/wait-settled", "kubelets/uncordon", "kubelets/write-version",
+		"verify/server-version", "verify/control-plane-pods", "verify/nodes", "verify/workloads",
+	}
+	if got := cluster.UpgradeStepIDs(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("UpgradeStepIDs() =\n%q\nwant\n%q", got, want)
+	}
+	phases := map[string]bool{}
+	for _, p := range cluster.UpgradePhases() {
+		phases[p.Name] = true
+	}
+	for _, id := range want {
+		if phase, _, _ := strings.Cut(id, "/"); !phases[phase] {
+			t.Errorf("step %s names no phase", id)
+		}
+	}
+}
+
+// TestUpgradeEventJSON pins the JSON field names of an event.
+func TestUpgradeEventJSON(t *testing.T) {
+	t.Parallel()
+	line := `{"time":"2026-12-01T21:00:00Z","kind":"step","event":"finished","phase":"kubelets","node":"kind-worker","stepID":"kubelets/drain","step":"draining","outcome":"success","durationSeconds":4.2}`
+	var ev cluster.UpgradeEvent
+	if err := json.Unmarshal([]byte(line), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Kind != cluster.UpgradeEventKindStep || ev.Event != cluster.UpgradeEventFinished || ev.StepID != cluster.UpgradeStepKubeletsDrain ||
+		ev.Outcome != cluster.UpgradeOutcomeSuccess || ev.Node != "kind-worker" || ev.DurationSeconds != 4.2 {
+		t.Errorf("decoded %+v", ev)
+	}
+	out, err := json.Marshal(ev)
+	if err != nil || string(out) != line {
+		t.Errorf("encoded %s, %v; want %s", out, err, line)
+	}
+}
