@@ -29,17 +29,36 @@ import (
 	"sigs.k8s.io/kind/pkg/log"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 )
 
 // DefaultUpgradeWait is how long the upgrade waits, by default, for each
 // node or its pods to become ready.
-const DefaultUpgradeWait = 5 * time.Minute
+const DefaultUpgradeWait = options.DefaultWait
 
-// defaultSettle is how long the new kubelet of a control-plane node must
-// show the same containers Ready before the next node is touched: two of
-// the kubelet's 1 s relists, so that a container it stops right after its
-// first sync is seen gone.
-const defaultSettle = 2 * time.Second
+// UpgradeChoices are the choices of one upgrade: the fields the
+// UpgradeWith... options set one by one, and what `kind alpha upgrade`'s
+// flags bind to. Start from DefaultUpgradeChoices; Upgrade checks them,
+// once, before it looks at the cluster. ClusterName and ProviderCommand
+// are Upgrade's to set.
+//
+// Alpha: fields may be added.
+type UpgradeChoices = options.Upgrade
+
+// DefaultUpgradeChoices returns the choices of an upgrade nobody changed
+// anything of: wait DefaultUpgradeWait, one worker at a time.
+func DefaultUpgradeChoices() UpgradeChoices {
+	return options.Defaults()
+}
+
+// UpgradeWithChoices sets every choice at once, as the command does from
+// its flags; options after it change single ones.
+func UpgradeWithChoices(c UpgradeChoices) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Upgrade = c
+		return nil
+	})
+}
 
 // UpgradeOption configures Upgrade.
 type UpgradeOption interface {
@@ -74,7 +93,7 @@ func UpgradeWithDryRun(dryRun bool) UpgradeOption {
 func UpgradeWithSkipPhases(phases ...string) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
 		o.SkipPhases = append(o.SkipPhases, phases...)
-		return upgrade.ValidateSkipPhases(o.SkipPhases)
+		return nil
 	})
 }
 
@@ -82,9 +101,6 @@ func UpgradeWithSkipPhases(phases ...string) UpgradeOption {
 // become ready (DefaultUpgradeWait if unset).
 func UpgradeWithWaitForReady(d time.Duration) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
-		if d <= 0 {
-			return errors.Errorf("the wait for readiness must be positive, not %s", d)
-		}
 		o.Wait = d
 		return nil
 	})
@@ -106,9 +122,6 @@ func UpgradeWithIgnorePreflightErrors(checks ...string) UpgradeOption {
 // hold. Control-plane nodes are always upgraded one at a time.
 func UpgradeWithParallelWorkers(n int) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
-		if n < 1 {
-			return errors.Errorf("the number of workers to upgrade at once must be at least 1, not %d", n)
-		}
 		o.ParallelWorkers = n
 		return nil
 	})
@@ -181,13 +194,14 @@ func UpgradePhases() []UpgradePhase {
 // When the cluster already runs the target version Upgrade returns nil.
 //
 // Alpha: this API may change.
-func Upgrade(p *kindcluster.Provider, name string, options ...UpgradeOption) error {
-	opts := upgrade.Options{ClusterName: name, ProviderCommand: providerCommand(), Wait: DefaultUpgradeWait, Settle: defaultSettle}
-	for _, o := range options {
+func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error {
+	opts := upgrade.Options{Upgrade: options.Defaults()}
+	for _, o := range with {
 		if err := o.apply(&opts); err != nil {
 			return err
 		}
 	}
+	opts.ClusterName, opts.ProviderCommand = name, providerCommand()
 	// user input first, before asking the container runtime anything
 	if err := upgrade.Validate(opts); err != nil {
 		return err

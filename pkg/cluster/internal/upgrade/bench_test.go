@@ -24,6 +24,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 )
 
 // BenchmarkUpgradeFakeCluster measures the workflow's own cost on fake nodes
@@ -43,7 +44,7 @@ func BenchmarkUpgradeFakeCluster(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			opts := upgrade.Options{ImageDir: dir, Wait: time.Second, PollInterval: time.Millisecond, Logger: log.NoopLogger{}}
+			opts := upgrade.Options{Upgrade: options.Upgrade{ImageDir: dir, Wait: time.Second, PollInterval: time.Millisecond, ParallelWorkers: 1}, Logger: log.NoopLogger{}}
 			var upgradeCalls, rerunCalls int
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -32,12 +32,12 @@ import (
 // summary is the closing line of a run that changed the cluster: what it
 // did and, when phases were skipped, what still runs an older version and
 // the command that finishes the upgrade.
-func summary(st *actions.State, skip map[string]bool, clusterName, imageDir string) string {
+func summary(st *actions.State, skips func(phase string) bool, clusterName, imageDir string) string {
 	var behind []string
-	if skip[controlplane.Phase] && st.From != st.Target {
+	if skips(controlplane.Phase) && st.From != st.Target {
 		behind = append(behind, "the control plane ("+st.From+")")
 	}
-	if skip[kubelets.Phase] {
+	if skips(kubelets.Phase) {
 		var nodes []string
 		for _, n := range st.Ordered() {
 			if v := "v" + st.Info[n.String()].Kubelet.String(); v != st.Target {
@@ -54,22 +54,22 @@ func summary(st *actions.State, skip map[string]bool, clusterName, imageDir stri
 			// a run that finished what an earlier one started
 			msg = "Upgraded the cluster to " + st.Target + " (its control plane already ran it)."
 		}
-		if skip[verify.Phase] {
+		if skips(verify.Phase) {
 			msg += " The verify phase was skipped."
 		}
 		return msg
 	}
 	var done []string
-	if !skip[loadartifacts.Phase] {
+	if !skips(loadartifacts.Phase) {
 		done = append(done, "loaded the "+st.Target+" binaries and images into the nodes")
 	}
-	if !skip[controlplane.Phase] {
+	if !skips(controlplane.Phase) {
 		done = append(done, "upgraded the control plane to "+st.Target)
 	}
-	if !skip[kubelets.Phase] {
+	if !skips(kubelets.Phase) {
 		done = append(done, "upgraded the kubelets to "+st.Target)
 	}
-	if !skip[verify.Phase] {
+	if !skips(verify.Phase) {
 		done = append(done, "verified the control plane")
 	}
 	did := "Skipped every phase that changes the cluster"

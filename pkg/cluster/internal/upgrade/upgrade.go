@@ -21,7 +21,6 @@ package upgrade
 import (
 	"context"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -37,6 +36,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/verify"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 )
@@ -101,36 +101,15 @@ func ValidateSkipPhases(names []string) error {
 // not a terminal (a terminal has the spinner).
 const heartbeat = 30 * time.Second
 
-// Options configure a run.
+// Options configure a run: the user's choices (options.Upgrade, the one
+// type the command's flags, the public options and the phases share) and
+// where the run reports.
 type Options struct {
-	// ClusterName is the cluster's kind name, for the command that
-	// finishes an upgrade left partial by SkipPhases.
-	ClusterName string
-	// ProviderCommand is the node provider's command (docker, podman,
-	// nerdctl...), for the fixes errors suggest; "docker" when empty.
-	ProviderCommand string
+	options.Upgrade
 	// Neighbours are the nodes of the provider's other kind clusters,
 	// which share the host's limits (inotify) with this cluster's.
-	Neighbours            []nodes.Node
-	ImageDir              string
-	DryRun                bool
-	SkipPhases            []string
-	Wait                  time.Duration
-	IgnorePreflightErrors []string
-	// Force lets drains delete pods that no controller recreates
-	// (kubectl drain --force); without it preflight refuses to start while
-	// a node to drain runs one.
-	Force bool
-	// ParallelWorkers is how many workers the kubelets phase drains and
-	// upgrades at once (default 1).
-	ParallelWorkers int
-	// Settle is how long the new kubelet of a control-plane node must
-	// show the same static pod containers Ready (checked on two polls at
-	// least this far apart) after its restart.
-	Settle time.Duration
-	// PollInterval is how often waits look again (default 1s).
-	PollInterval time.Duration
-	Logger       log.Logger
+	Neighbours []nodes.Node
+	Logger     log.Logger
 	// Out receives results: the dry-run plan and JSON events.
 	Out io.Writer
 	// JSON writes one JSON event per line to Out.
@@ -141,36 +120,23 @@ type Options struct {
 	Context context.Context
 }
 
-// Validate checks the options that need no cluster: the phases to skip and
-// that --image-dir exists.
+// Validate checks the choices that need no cluster: the phases to skip
+// and the rest of options.Upgrade's. Run expects options that passed it.
 func Validate(opts Options) error {
 	if err := ValidateSkipPhases(opts.SkipPhases); err != nil {
 		return err
 	}
-	if opts.ImageDir == "" {
-		return errors.New("--image-dir is required: a folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images")
-	}
-	if _, err := os.Stat(opts.ImageDir); os.IsNotExist(err) {
-		return errors.Errorf("--image-dir %s does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images", opts.ImageDir)
-	} else if err != nil {
-		return errors.Wrap(err, "cannot read --image-dir")
-	}
-	return nil
+	return opts.Upgrade.Validate()
 }
 
-// Run upgrades the cluster made of nodes.
+// Run upgrades the cluster made of nodes, with options that passed
+// Validate.
 func Run(clusterNodes []nodes.Node, opts Options) error {
-	if err := Validate(opts); err != nil {
-		return err
-	}
 	if opts.Logger == nil {
 		opts.Logger = log.NoopLogger{}
 	}
 	if opts.Out == nil {
 		opts.Out = io.Discard
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = time.Second
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
@@ -210,29 +176,15 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	r := report.New(opts.Logger, reportOpts...)
 	defer r.Close()
 
-	skip := map[string]bool{}
-	for _, name := range opts.SkipPhases {
-		skip[name] = true
-	}
 	ctx := actions.NewContext(opts.Context)
 	ctx.Logger = r.Logger()
 	ctx.Report = r
 	ctx.Nodes = clusterNodes
 	ctx.Neighbours = opts.Neighbours
 	ctx.Source = src
-	ctx.Options = actions.Options{
-		Wait:                  opts.Wait,
-		IgnorePreflightErrors: opts.IgnorePreflightErrors,
-		Settle:                opts.Settle,
-		PollInterval:          opts.PollInterval,
-		Skip:                  skip,
-		ClusterName:           opts.ClusterName,
-		ProviderCommand:       opts.ProviderCommand,
-		Force:                 opts.Force,
-		ParallelWorkers:       max(1, opts.ParallelWorkers),
-	}
+	ctx.Options = opts.Upgrade
 	return r.Run(report.Scope{}, func() (bool, string, error) {
-		skipped, msg, err := runWorkflow(ctx, r, opts, skip)
+		skipped, msg, err := runWorkflow(ctx, r, opts)
 		// work a phase left running beside the next ones (the workers'
 		// load-artifacts) ends before the upgrade does, whatever happened
 		if werr := ctx.Wait(); werr != nil {
@@ -247,7 +199,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 
 // runWorkflow runs the phases in order. A phase after control-plane starts
 // once the work left running beside the earlier ones has ended.
-func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options, skip map[string]bool) (bool, string, error) {
+func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, string, error) {
 	for _, p := range workflow {
 		// the phases that always run decided whether any other does
 		if p.Skippable && ctx.State.NothingToDo {
@@ -264,7 +216,7 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options, skip ma
 			}
 		}
 		if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
-			if skip[p.Name] {
+			if opts.Skips(p.Name) {
 				return true, "--skip-phases", nil
 			}
 			return false, "", p.action.Execute(ctx)
@@ -275,17 +227,15 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options, skip ma
 	if err := ctx.Wait(); err != nil {
 		return false, "", err
 	}
-	r.Info(report.Scope{}, summary(ctx.State, skip, opts.ClusterName, opts.ImageDir))
+	r.Info(report.Scope{}, summary(ctx.State, opts.Skips, opts.ClusterName, opts.ImageDir))
 	return false, "", nil
 }
 
 // writePlan prints what the upgrade would do.
 func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
-	st, skipped := ctx.State, ctx.Options.Skip
+	st, skipped := ctx.State, ctx.Options.Skips
 	p := &plan.Plan{From: st.From, To: st.Target, Images: st.Images}
-	for name := range skipped {
-		p.SkippedPhases = append(p.SkippedPhases, name)
-	}
+	p.SkippedPhases = append(p.SkippedPhases, opts.SkipPhases...)
 	sort.Strings(p.SkippedPhases)
 	for _, n := range st.Ordered() {
 		info := st.Info[n.String()]
@@ -299,13 +249,13 @@ func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 		for _, a := range info.Load {
 			np.Load = append(np.Load, a.Name)
 		}
-		if !skipped[loadartifacts.Phase] {
+		if !skipped(loadartifacts.Phase) {
 			np.Steps = append(np.Steps, actions.StepNames(loadartifacts.Phase, loadartifacts.Steps(ctx, n))...)
 		}
-		if !skipped[controlplane.Phase] && st.IsControlPlane(n) {
+		if !skipped(controlplane.Phase) && st.IsControlPlane(n) {
 			np.Steps = append(np.Steps, actions.StepNames(controlplane.Phase, controlplane.Steps(ctx, n))...)
 		}
-		if !skipped[kubelets.Phase] {
+		if !skipped(kubelets.Phase) {
 			np.Steps = append(np.Steps, actions.StepNames(kubelets.Phase, kubelets.Steps(ctx, n))...)
 		}
 		p.Nodes = append(p.Nodes, np)

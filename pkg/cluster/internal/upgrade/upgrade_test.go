@@ -34,6 +34,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
@@ -96,13 +97,16 @@ func newEnv(t *testing.T, controlPlanes, workers int, layout fakenode.Layout) *e
 
 func (e *env) options(out *recorder) upgrade.Options {
 	return upgrade.Options{
-		ClusterName:  "kind",
-		ImageDir:     e.imageDir,
-		Wait:         2 * time.Second,
-		PollInterval: time.Millisecond,
-		Logger:       log.NoopLogger{},
-		Out:          out,
-		JSON:         true,
+		Upgrade: options.Upgrade{
+			ClusterName:     "kind",
+			ImageDir:        e.imageDir,
+			Wait:            2 * time.Second,
+			PollInterval:    time.Millisecond,
+			ParallelWorkers: 1,
+		},
+		Logger: log.NoopLogger{},
+		Out:    out,
+		JSON:   true,
 	}
 }
 

@@ -20,7 +20,6 @@ import (
 	"context"
 	"path"
 	"sync"
-	"time"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -30,6 +29,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 )
 
@@ -47,42 +47,9 @@ const InotifyAdvice = "sysctl -w fs.inotify.max_user_watches=524288 fs.inotify.m
 // folder per target version.
 const StagingRoot = "/kind/upgrade"
 
-// Options are the user's choices that phases need.
-type Options struct {
-	// Wait bounds each wait for a node or its pods to become ready.
-	Wait time.Duration
-	// IgnorePreflightErrors are passed to kubeadm's --ignore-preflight-errors.
-	IgnorePreflightErrors []string
-	// PollInterval is how often waits look again.
-	PollInterval time.Duration
-	// Settle is how long the new kubelet of a control-plane node must
-	// show the same static pod containers Ready (checked on two polls at
-	// least this far apart) after its restart.
-	Settle time.Duration
-	// Skip holds the phases --skip-phases names.
-	Skip map[string]bool
-	// ClusterName is the cluster's kind name, for the commands a message
-	// tells the user to run.
-	ClusterName string
-	// Force lets drains delete pods that no controller recreates, as
-	// kubectl drain --force does.
-	Force bool
-	// ParallelWorkers is how many workers the kubelets phase drains and
-	// upgrades at once (at least 1).
-	ParallelWorkers int
-	// ProviderCommand is the node provider's command, for the fixes
-	// errors suggest; see Provider.
-	ProviderCommand string
-}
-
-// Provider returns the node provider's command (docker, podman, nerdctl...)
-// for the commands a message tells the user to run.
-func (o Options) Provider() string {
-	if o.ProviderCommand == "" {
-		return "docker"
-	}
-	return o.ProviderCommand
-}
+// Options are the user's choices, as the command's flags and the public
+// options set them.
+type Options = options.Upgrade
 
 // Context is what phases run with. It is also the context.Context the
 // upgrade runs under: pass it to node helpers and commands, and cancelling

@@ -24,7 +24,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,21 +36,17 @@ import (
 	upgradecmd "github.com/kindupgrade/kind-upgrade/pkg/cmd"
 )
 
+// flagpole holds the flags: the upgrade's choices bind straight to
+// cluster.UpgradeChoices, which Upgrade checks.
 type flagpole struct {
-	Name                  string
-	ImageDir              string
-	DryRun                bool
-	SkipPhases            []string
-	Wait                  time.Duration
-	IgnorePreflightErrors []string
-	Force                 bool
-	ParallelWorkers       int
-	Output                string
+	Name   string
+	Output string
+	cluster.UpgradeChoices
 }
 
 // NewCommand returns the `kind alpha upgrade` command.
 func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
-	flags := &flagpole{}
+	flags := &flagpole{UpgradeChoices: cluster.DefaultUpgradeChoices()}
 	c := &cobra.Command{
 		Args:  cobra.NoArgs,
 		Use:   "upgrade",
@@ -79,10 +74,10 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&flags.ImageDir, "image-dir", "", "where the target version's kubeadm, kubelet, kubectl and image archives are (required; see the layouts above)")
 	c.Flags().BoolVar(&flags.DryRun, "dry-run", false, "run the preflight checks and print the plan on stdout without changing anything")
 	c.Flags().StringSliceVar(&flags.SkipPhases, "skip-phases", nil, "phases to skip, comma separated (see the list of phases above)")
-	c.Flags().DurationVar(&flags.Wait, "wait", cluster.DefaultUpgradeWait, "how long to wait for each node, its pods or a drain to become ready")
+	c.Flags().DurationVar(&flags.Wait, "wait", flags.Wait, "how long to wait for each node, its pods or a drain to become ready")
 	c.Flags().StringSliceVar(&flags.IgnorePreflightErrors, "ignore-preflight-errors", nil, "kubeadm preflight checks whose errors become warnings, passed to kubeadm (SystemVerification, Swap and FileContent--proc-sys-net-bridge-bridge-nf-call-iptables always are)")
 	c.Flags().BoolVar(&flags.Force, "force", false, "drain nodes even if they run pods that no controller recreates: those pods are deleted and lost (as kubectl drain --force)")
-	c.Flags().IntVar(&flags.ParallelWorkers, "parallel-workers", 1, "how many worker nodes to drain and upgrade at once (control-plane nodes are always upgraded one at a time; drains respect PodDisruptionBudgets)")
+	c.Flags().IntVar(&flags.ParallelWorkers, "parallel-workers", flags.ParallelWorkers, "how many worker nodes to drain and upgrade at once (control-plane nodes are always upgraded one at a time; drains respect PodDisruptionBudgets)")
 	c.Flags().StringVarP(&flags.Output, "output", "o", "text", `"text", or "json" for one JSON event per line on stdout (phase, node and step started/finished, duration, outcome)`)
 	_ = c.MarkFlagRequired("image-dir")
 	return c
@@ -153,13 +148,7 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 	)
 	options := []cluster.UpgradeOption{
 		cluster.UpgradeWithLogger(logger),
-		cluster.UpgradeWithImageDir(flags.ImageDir),
-		cluster.UpgradeWithDryRun(flags.DryRun),
-		cluster.UpgradeWithSkipPhases(flags.SkipPhases...),
-		cluster.UpgradeWithWaitForReady(flags.Wait),
-		cluster.UpgradeWithIgnorePreflightErrors(flags.IgnorePreflightErrors...),
-		cluster.UpgradeWithForce(flags.Force),
-		cluster.UpgradeWithParallelWorkers(flags.ParallelWorkers),
+		cluster.UpgradeWithChoices(flags.UpgradeChoices),
 		cluster.UpgradeWithOutput(streams.Out, json),
 		cluster.UpgradeWithContext(ctx),
 	}

@@ -114,7 +114,7 @@ const kubeletsPhase = "kubelets"
 // stays: the next one's upgrade must not start before these pods are back
 // (etcd's quorum, the API server behind the load balancer).
 func waitedForByKubelets(ctx *actions.Context) bool {
-	return len(ctx.State.ControlPlanes) == 1 && !ctx.Options.Skip[kubeletsPhase]
+	return len(ctx.State.ControlPlanes) == 1 && !ctx.Options.Skips(kubeletsPhase)
 }
 
 // WaitForControlPlane waits until n's static pods run the target and are

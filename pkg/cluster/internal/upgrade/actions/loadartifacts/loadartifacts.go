@@ -65,7 +65,7 @@ func NewAction() actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
 	now, later := st.ControlPlanes, st.Workers
-	if ctx.Options.Skip[controlplane.Phase] {
+	if ctx.Options.Skips(controlplane.Phase) {
 		now, later = st.Ordered(), nil
 	}
 	if err := load(ctx, now); err != nil {

@@ -33,7 +33,7 @@ import (
 // then lost.
 func checkDrains(ctx *actions.Context) error {
 	st := ctx.State
-	if ctx.Options.Skip[kubelets.Phase] || ctx.Options.Force {
+	if ctx.Options.Skips(kubelets.Phase) || ctx.Options.Force {
 		return nil
 	}
 	pods, err := ctx.Kube().Pods(ctx)

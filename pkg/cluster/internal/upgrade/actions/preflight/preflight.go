@@ -560,11 +560,11 @@ func ParseDF(out string) ([]FileSystem, error) {
 // checkSkips refuses --skip-phases that would break the version-skew policy
 // or leave a phase without what an earlier one provides.
 func checkSkips(ctx *actions.Context) error {
-	st, skip := ctx.State, ctx.Options.Skip
-	if skip[controlplane.Phase] && !skip[kubelets.Phase] && st.From != st.Target {
+	st, skips := ctx.State, ctx.Options.Skips
+	if skips(controlplane.Phase) && !skips(kubelets.Phase) && st.From != st.Target {
 		return errors.Errorf("--skip-phases %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", controlplane.Phase, st.From, kubelets.Phase)
 	}
-	if !skip[loadartifacts.Phase] || (skip[controlplane.Phase] && skip[kubelets.Phase]) {
+	if !skips(loadartifacts.Phase) || (skips(controlplane.Phase) && skips(kubelets.Phase)) {
 		return nil
 	}
 	for _, n := range ctx.Nodes {

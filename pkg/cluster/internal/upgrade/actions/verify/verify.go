@@ -48,7 +48,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{ID: stepid.VerifyServerVersion, Name: "checking the API server version", Run: checkServerVersion},
 		{ID: stepid.VerifyControlPlanePods, Name: "checking the control-plane pods", Run: checkControlPlanes},
 	}
-	if !ctx.Options.Skip[kubelets.Phase] {
+	if !ctx.Options.Skips(kubelets.Phase) {
 		checks = append(checks, actions.Check{ID: stepid.VerifyNodes, Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
 	}
 	checks = append(checks, actions.Check{ID: stepid.VerifyWorkloads, Name: "waiting for the DaemonSets and Deployments of kube-system and kind's storage", Run: checkWorkloads})

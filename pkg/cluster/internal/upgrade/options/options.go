@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package options holds the user's choices for one upgrade: the one type
+// the command's flags, the public Go options and the workflow's phases all
+// read and write.
+package options
+
+import (
+	"os"
+	"time"
+
+	"sigs.k8s.io/kind/pkg/errors"
+)
+
+// DefaultWait is how long the upgrade waits, by default, for each node or
+// its pods to become ready.
+const DefaultWait = 5 * time.Minute
+
+// DefaultSettle is how long the new kubelet of a control-plane node must
+// show the same containers Ready before the next node is touched: two of
+// the kubelet's 1 s relists, so that a container it stops right after its
+// first sync is seen gone.
+const DefaultSettle = 2 * time.Second
+
+// Upgrade are the choices of one upgrade.
+type Upgrade struct {
+	// ClusterName is the cluster's kind name, for the commands a message
+	// tells the user to run.
+	ClusterName string
+	// ProviderCommand is the node provider's command (docker, podman,
+	// nerdctl...), for the fixes errors suggest; see Provider.
+	ProviderCommand string
+	// ImageDir is where the target's binaries and image archives are.
+	ImageDir string
+	// DryRun checks everything and prints the plan, changing nothing.
+	DryRun bool
+	// SkipPhases are the phases not to run.
+	SkipPhases []string
+	// Wait bounds each wait for a node, its pods or a drain.
+	Wait time.Duration
+	// IgnorePreflightErrors are added to kubeadm's --ignore-preflight-errors.
+	IgnorePreflightErrors []string
+	// Force lets drains delete pods that no controller recreates, as
+	// kubectl drain --force does.
+	Force bool
+	// ParallelWorkers is how many workers the kubelets phase drains and
+	// upgrades at once.
+	ParallelWorkers int
+	// Settle is how long the new kubelet of a control-plane node must
+	// show the same static pod containers Ready (checked on two polls at
+	// least this far apart) after its restart.
+	Settle time.Duration
+	// PollInterval is how often waits look again.
+	PollInterval time.Duration
+}
+
+// Defaults returns the choices of a run nobody changed anything of.
+func Defaults() Upgrade {
+	return Upgrade{Wait: DefaultWait, ParallelWorkers: 1, Settle: DefaultSettle, PollInterval: time.Second}
+}
+
+// Validate checks the choices that need no cluster, once, before anything
+// is asked of the nodes: phase names are the workflow's to check.
+func (o Upgrade) Validate() error {
+	if o.Wait <= 0 {
+		return errors.Errorf("the wait for readiness must be positive, not %s", o.Wait)
+	}
+	if o.ParallelWorkers < 1 {
+		return errors.Errorf("the number of workers to upgrade at once must be at least 1, not %d", o.ParallelWorkers)
+	}
+	if o.ImageDir == "" {
+		return errors.New("--image-dir is required: a folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images")
+	}
+	if _, err := os.Stat(o.ImageDir); os.IsNotExist(err) {
+		return errors.Errorf("--image-dir %s does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images", o.ImageDir)
+	} else if err != nil {
+		return errors.Wrap(err, "cannot read --image-dir")
+	}
+	return nil
+}
+
+// Skips reports whether phase is among SkipPhases.
+func (o Upgrade) Skips(phase string) bool {
+	for _, p := range o.SkipPhases {
+		if p == phase {
+			return true
+		}
+	}
+	return false
+}
+
+// Provider returns the node provider's command (docker, podman, nerdctl...)
+// for the commands a message tells the user to run.
+func (o Upgrade) Provider() string {
+	if o.ProviderCommand == "" {
+		return "docker"
+	}
+	return o.ProviderCommand
+}
