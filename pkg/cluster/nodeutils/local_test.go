@@ -21,10 +21,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
@@ -46,10 +51,64 @@ func (localNode) CommandContext(ctx context.Context, c string, a ...string) exec
 	return exec.CommandContext(ctx, c, a...)
 }
 
-func TestScriptsOnARealShell(t *testing.T) {
+// recordingNode is localNode that records the names of the registered
+// scripts it runs ($0 of `sh -c BODY NAME ...`).
+type recordingNode struct {
+	localNode
+	path string // PATH, when set
+	mu   *sync.Mutex
+	ran  map[string]bool
+}
+
+func newRecordingNode() recordingNode {
+	return recordingNode{mu: &sync.Mutex{}, ran: map[string]bool{}}
+}
+
+func (r recordingNode) withPath(path string) recordingNode {
+	r.path = path
+	return r
+}
+
+func (r recordingNode) Command(c string, a ...string) exec.Cmd {
+	return r.CommandContext(context.Background(), c, a...)
+}
+
+func (r recordingNode) CommandContext(ctx context.Context, c string, a ...string) exec.Cmd {
+	if c == "sh" && len(a) >= 3 && a[0] == "-c" {
+		r.mu.Lock()
+		r.ran[a[2]] = true
+		r.mu.Unlock()
+	}
+	cmd := exec.CommandContext(ctx, c, a...)
+	if r.path != "" {
+		cmd.SetEnv("PATH=" + r.path)
+	}
+	return cmd
+}
+
+// TestEveryScriptOnARealShell runs every registered script on this
+// machine's /bin/sh (dash on Debian, as in kind's node image), through the
+// function that sends it to nodes, and fails when one was not run: a new
+// script needs a case here.
+func TestEveryScriptOnARealShell(t *testing.T) {
 	t.Parallel()
+	n := newRecordingNode()
+	t.Run("files", func(t *testing.T) { fileScripts(t, n) })
+	t.Run("unit log", func(t *testing.T) { unitLogScript(t, n) })
+	t.Run("pin", func(t *testing.T) { pinScript(t, n) })
+	t.Run("kubeadm lock", func(t *testing.T) { kubeadmLockScripts(t, n) })
+	t.Run("kubeadm probe", func(t *testing.T) { kubeadmProbeScript(t, n) })
+	t.Run("df", func(t *testing.T) { dfScript(t, n) })
+	t.Run("inotify", func(t *testing.T) { inotifyScript(t, n) })
+	for _, s := range nodeutils.Scripts() {
+		if !n.ran[s.Name] {
+			t.Errorf("script %s never ran on a real shell here", s.Name)
+		}
+	}
+}
+
+func fileScripts(t *testing.T, n nodes.Node) {
 	ctx := context.Background()
-	n := localNode{}
 	dir := t.TempDir()
 	at := func(p string) string { return filepath.Join(dir, p) }
 	read := func(p string) string {
@@ -145,12 +204,10 @@ func TestScriptsOnARealShell(t *testing.T) {
 	}
 }
 
-// TestUnitLogOnARealShell runs UnitLog's script on /bin/sh with systemctl
-// and journalctl stand-ins that print what systemd's do: the lines of the
-// unit's current invocation when the journal has them, else the unit's
-// last lines.
-func TestUnitLogOnARealShell(t *testing.T) {
-	t.Parallel()
+// unitLogScript runs UnitLog's script with systemctl and journalctl
+// stand-ins that print what systemd's do: the lines of the unit's current
+// invocation when the journal has them, else the unit's last lines.
+func unitLogScript(t *testing.T, rec recordingNode) {
 	bin := t.TempDir()
 	write := func(name, script string) {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
@@ -173,7 +230,7 @@ esac`)
 		{"no invocation", "", 2, []string{"unit line 1", "unit line 2"}},
 	} {
 		write("systemctl", `[ "$*" = "show kubelet --property=InvocationID --value" ] && echo "`+tc.invocation+`"`)
-		n := pathNode{path: bin + ":" + os.Getenv("PATH")}
+		n := rec.withPath(bin + ":" + os.Getenv("PATH"))
 		got, err := nodeutils.UnitLog(context.Background(), n, "kubelet", tc.lines)
 		if err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%s: UnitLog = %q, %v; want %q", tc.name, got, err, tc.want)
@@ -181,12 +238,144 @@ esac`)
 	}
 }
 
-// pathNode is localNode with its own PATH.
-type pathNode struct {
-	localNode
-	path string
+// stub writes an executable shell script called name into bin.
+func stub(t *testing.T, bin, name, script string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
-func (p pathNode) CommandContext(ctx context.Context, c string, a ...string) exec.Cmd {
-	return exec.CommandContext(ctx, c, a...).SetEnv("PATH=" + p.path)
+// pinScript labels each image with a ctr stand-in that logs its arguments
+// and fails for one image: the script stops there with ctr's status.
+func pinScript(t *testing.T, rec recordingNode) {
+	bin := t.TempDir()
+	stub(t, bin, "ctr", `echo "$*" >> "$(dirname "$0")/calls"; case "$*" in *broken*) exit 3 ;; esac`)
+	n := rec.withPath(bin + ":" + os.Getenv("PATH"))
+	ctx := context.Background()
+	if err := nodeutils.PinScript.Command(ctx, n, "pinned=yes", "registry.k8s.io/etcd:3.7.0-0", "registry.k8s.io/pause:3.10.2").Run(); err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := os.ReadFile(filepath.Join(bin, "calls"))
+	want := "--namespace=k8s.io images label registry.k8s.io/etcd:3.7.0-0 pinned=yes\n--namespace=k8s.io images label registry.k8s.io/pause:3.10.2 pinned=yes\n"
+	if string(calls) != want {
+		t.Errorf("ctr calls:\n%s\nwant:\n%s", calls, want)
+	}
+	err := nodeutils.PinScript.Command(ctx, n, "pinned=yes", "broken:1", "registry.k8s.io/pause:3.10.2").Run()
+	if err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("a failed label: %v, want ctr's exit status 3", err)
+	}
+	calls, _ = os.ReadFile(filepath.Join(bin, "calls"))
+	if strings.Count(string(calls), "pause") != 1 {
+		t.Errorf("the script went on after a failed label:\n%s", calls)
+	}
+}
+
+// kubeadmLockScripts holds the kubeadm lock with flock, as a kubeadm run
+// does, and checks what the busy check and the wait see.
+func kubeadmLockScripts(t *testing.T, n nodes.Node) {
+	ctx := context.Background()
+	lock := filepath.Join(t.TempDir(), ".kubeadm.lock")
+	busy := func() string {
+		t.Helper()
+		out, err := exec.Output(nodeutils.KubeadmBusyScript.Command(ctx, n, lock))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := busy(); got != "" {
+		t.Errorf("no lock file: %q, want not busy", got)
+	}
+	// flock and the sleep it runs hold the lock: kill them together
+	holder := osexec.Command("flock", lock, "sleep", "30")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	release := func() { _ = syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); _ = holder.Wait() }
+	t.Cleanup(release)
+	// flock creates the file and takes the lock as it starts
+	deadline := time.Now().Add(10 * time.Second)
+	for busy() != "busy" {
+		if time.Now().After(deadline) {
+			t.Fatal("the busy check never saw the held lock")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := nodeutils.KubeadmWaitScript.Command(ctx, n, lock, "1").Run(); err == nil {
+		t.Error("the wait returned while the lock was still held")
+	}
+	release()
+	if err := nodeutils.KubeadmWaitScript.Command(ctx, n, lock, "5").Run(); err != nil {
+		t.Errorf("the wait for a released lock: %v", err)
+	}
+	if got := busy(); got != "" {
+		t.Errorf("a released lock: %q, want not busy", got)
+	}
+}
+
+// kubeadmProbeScript feeds the probe a kubeadm stand-in on stdin, as the
+// upgrade streams the new kubeadm: it runs it from a temporary folder
+// under /var/tmp with the cluster's image settings and removes the folder.
+func kubeadmProbeScript(t *testing.T, n nodes.Node) {
+	kubeadm := `#!/bin/sh
+case "$1 $2" in
+"version -o") echo v1.37.2 ;;
+"config images") cat "$5"; echo "folder $(dirname "$0")" ;;
+*) exit 64 ;;
+esac
+`
+	out, err := exec.Output(nodeutils.KubeadmProbeScript.Command(context.Background(), n, "imageRepository: registry.k8s.io\n").SetStdin(strings.NewReader(kubeadm)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 4 || lines[0] != "v1.37.2" || lines[1] != "imageRepository: registry.k8s.io" || lines[2] != "kubernetesVersion: v1.37.2" || !strings.HasPrefix(lines[3], "folder /var/tmp/kind-upgrade-probe.") {
+		t.Fatalf("the probe printed:\n%s", out)
+	}
+	if _, err := os.Stat(strings.TrimPrefix(lines[3], "folder ")); !os.IsNotExist(err) {
+		t.Errorf("the probe left %s behind", strings.TrimPrefix(lines[3], "folder "))
+	}
+	// a kubeadm that does not run fails the probe, and the folder goes too
+	if _, err := exec.Output(nodeutils.KubeadmProbeScript.Command(context.Background(), n, "").SetStdin(strings.NewReader("not a program"))); err == nil {
+		t.Error("the probe of a broken kubeadm succeeded")
+	}
+}
+
+// dfScript checks that a path not made yet is measured on its nearest
+// existing ancestor's file system, one line per path, in order.
+func dfScript(t *testing.T, n nodes.Node) {
+	dir := t.TempDir()
+	out, err := exec.Output(nodeutils.DFScript.Command(context.Background(), n, dir, filepath.Join(dir, "not", "made", "yet"), "/proc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "Filesystem") {
+		t.Fatalf("df printed:\n%s", out)
+	}
+	if lines[1] != lines[2] {
+		t.Errorf("a path not made yet is not on its ancestor's file system:\n%s", out)
+	}
+	if !strings.HasSuffix(lines[3], " /proc") {
+		t.Errorf("the third path's line is %q, want /proc's", lines[3])
+	}
+}
+
+// inotifyScript checks the shape of the listing (preflight's tests parse
+// it and count this process's instances).
+func inotifyScript(t *testing.T, n nodes.Node) {
+	out, err := exec.Output(nodeutils.InotifyScript.Command(context.Background(), n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "limits ") {
+		t.Errorf("the listing does not start with the limits:\n%s", out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
+		if f := strings.Fields(line); len(f) < 4 || f[0] != "fd" {
+			t.Errorf("unexpected line %q", line)
+		}
+	}
 }

@@ -90,19 +90,10 @@ func ParseUnitState(out string) (UnitState, error) {
 	return u, nil
 }
 
-// unitLogScript prints the last $2 lines unit $1 logged in its current
-// invocation (its last run, if it is between runs), or, when the journal
-// has none under that invocation, the unit's last $2 lines.
-const unitLogScript = `id=$(systemctl show "$1" --property=InvocationID --value 2>/dev/null)
-out=
-if [ -n "$id" ]; then out=$(journalctl --no-pager -o cat "_SYSTEMD_INVOCATION_ID=$id" 2>/dev/null | tail -n "$2"); fi
-if [ -z "$out" ]; then out=$(journalctl --no-pager -o cat -u "$1" -n "$2"); fi
-printf '%s\n' "$out"`
-
 // UnitLog returns the last lines unit logged in its current (or last) run
 // on the node, oldest first.
 func UnitLog(ctx context.Context, n nodes.Node, unit string, lines int) ([]string, error) {
-	out, err := exec.Output(n.CommandContext(ctx, "sh", "-c", unitLogScript, "sh", unit, strconv.Itoa(lines)))
+	out, err := exec.Output(UnitLogScript.Command(ctx, n, unit, strconv.Itoa(lines)))
 	if err != nil {
 		return nil, errors.Wrapf(err, "failed to read the log of %s on %s", unit, n)
 	}

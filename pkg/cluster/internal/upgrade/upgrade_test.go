@@ -37,6 +37,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 const (
@@ -133,7 +134,9 @@ func mutating(c fakenode.Call) bool {
 	case "cat", "uname", "test", "sha256sum", "df", "containerd", "stat":
 		return false
 	case "sh":
-		return !strings.Contains(argv, "config images list") && !strings.Contains(argv, "if [ -e") && !strings.Contains(argv, "cmp -s") && !strings.Contains(argv, "flock -") && !strings.Contains(argv, "df -Pk") && !strings.Contains(argv, "anon_inode:inotify") && !strings.Contains(argv, "journalctl")
+		// the registry says; a script it does not know counts as a change
+		s, ok := nodeutils.ScriptNamed(scriptName(c))
+		return !ok || s.Mutates
 	case "systemctl":
 		return c.Argv[1] != "show"
 	case "ctr":
@@ -968,16 +971,31 @@ func TestEveryStepHasAStableID(t *testing.T) {
 	}
 }
 
-// installs reports whether c installs binaries in /usr/bin.
-func installs(c fakenode.Call) bool {
-	return c.Argv[0] == "sh" && strings.Contains(strings.Join(c.Argv, " "), "/usr/bin/kubelet") && strings.Contains(c.Argv[2], "mv -f")
+// scriptName is the name of the registered script c runs ($0 of
+// `sh -c BODY NAME ...`), "" when c runs none.
+func scriptName(c fakenode.Call) string {
+	if c.Argv[0] != "sh" || len(c.Argv) < 4 || c.Argv[1] != "-c" {
+		return ""
+	}
+	return c.Argv[3]
 }
 
-// significant are the commands whose repetition would be repeated work.
+// installs reports whether c installs binaries in /usr/bin.
+func installs(c fakenode.Call) bool {
+	return scriptName(c) == nodeutils.InstallScript.Name && strings.Contains(strings.Join(c.Argv, " "), "/usr/bin/kubelet")
+}
+
+// significant are the commands whose repetition would be repeated work:
+// kubeadm upgrades, imports, kubelet restarts, drains and node patches,
+// and the scripts that rename a file into place.
 func significant(c fakenode.Call) bool {
 	argv := strings.Join(c.Argv, " ")
+	switch scriptName(c) {
+	case nodeutils.FinishScript.Name, nodeutils.WriteStringScript.Name, nodeutils.InstallScript.Name:
+		return true
+	}
 	return strings.Contains(argv, "kubeadm upgrade") || strings.Contains(argv, "images import") ||
-		argv == "systemctl restart kubelet" || strings.Contains(argv, "mv -f ") ||
+		argv == "systemctl restart kubelet" ||
 		(c.Argv[0] == "kubectl" && (strings.Contains(argv, " drain ") || strings.Contains(argv, " patch node ")))
 }
 

@@ -34,6 +34,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // cmd is a command against a simulated node.
@@ -293,14 +294,20 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 	if len(args) < 3 || args[0] != "-c" {
 		return "fakenode: unsupported shell command", 127
 	}
-	script, params := args[1], args[3:]
-	switch {
-	case strings.Contains(script, "flock -n") && len(params) == 1:
+	// the script is recognised by its name ($0), and must be the
+	// registered one: the fake simulates what that text does
+	script, name, params := args[1], args[2], args[3:]
+	registered, ok := nodeutils.ScriptNamed(name)
+	if !ok || registered.Body != script {
+		return "fakenode: unsupported shell script " + name, 127
+	}
+	switch name {
+	case nodeutils.KubeadmBusyScript.Name:
 		if n.Kubeadm != KubeadmNone {
 			return "busy\n", 0
 		}
 		return "", 0
-	case strings.HasPrefix(script, `for p; do if [ -e "$p" ]`):
+	case nodeutils.ExistsScript.Name:
 		var b strings.Builder
 		for _, p := range params {
 			if n.Files[p] != nil {
@@ -310,22 +317,22 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 			}
 		}
 		return b.String(), 0
-	case strings.HasPrefix(script, `if [ -e "$1" ]; then echo yes; cat "$1"`) && len(params) == 1:
+	case nodeutils.ReadScript.Name:
 		if f := n.Files[params[0]]; f != nil {
 			return "yes\n" + string(f.Content), 0
 		}
 		return "no\n", 0
-	case strings.Contains(script, `cat > "$1"`) && len(params) == 1:
+	case nodeutils.StreamScript.Name:
 		return n.run([]string{"cp", "/dev/stdin", params[0]}, stdin)
-	case strings.HasPrefix(script, `chmod "$1" "$2" && mv -f`) && len(params) == 3:
+	case nodeutils.FinishScript.Name:
 		return n.sequence([]string{"chmod", params[0], params[1]}, []string{"mv", "-f", params[1], params[2]})
-	case strings.Contains(script, `printf '%s' "$3"`) && len(params) == 3:
+	case nodeutils.WriteStringScript.Name:
 		dest, mode, content := params[0], params[1], params[2]
 		n.Files[dest+".tmp"] = &File{Content: []byte(content), Mode: 0o644}
 		return n.sequence([]string{"chmod", mode, dest + ".tmp"}, []string{"mv", "-f", dest + ".tmp", dest})
-	case strings.Contains(script, "cmp -s") && len(params)%2 == 0:
+	case nodeutils.CompareScript.Name:
 		var b strings.Builder
-		for i := 0; i < len(params); i += 2 {
+		for i := 0; i+1 < len(params); i += 2 {
 			src, dest := n.Files[params[i]], n.Files[params[i+1]]
 			switch {
 			case src == nil:
@@ -339,8 +346,8 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 			}
 		}
 		return b.String(), 0
-	case strings.Contains(script, `ln -f "$1" "$2.new"`) && len(params)%2 == 0:
-		for i := 0; i < len(params); i += 2 {
+	case nodeutils.InstallScript.Name:
+		for i := 0; i+1 < len(params); i += 2 {
 			src, dest := params[i], params[i+1]
 			if _, code := n.run([]string{"ln", "-f", src, dest + ".new"}, nil); code != 0 {
 				if out, code := n.run([]string{"cp", src, dest + ".new"}, nil); code != 0 {
@@ -357,22 +364,25 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 			}
 		}
 		return "", 0
-	case strings.Contains(script, "images label") && len(params) >= 1:
+	case nodeutils.PinScript.Name:
 		for _, ref := range params[1:] {
 			if out, code := n.run([]string{"ctr", "--namespace=k8s.io", "images", "label", ref, params[0]}, nil); code != 0 {
 				return out, code
 			}
 		}
 		return "", 0
-	case strings.Contains(script, "flock -w") && len(params) == 2:
+	case nodeutils.KubeadmWaitScript.Name:
 		if n.Kubeadm == KubeadmStuck {
 			return "", 1 // flock -w timed out
 		}
 		n.Kubeadm = KubeadmNone // it finished while flock waited
 		return "", 0
-	case strings.Contains(script, "anon_inode:inotify"):
+	case nodeutils.InotifyScript.Name:
 		return n.inotifyListing(), 0
-	case strings.Contains(script, "journalctl") && len(params) == 2 && params[0] == "kubelet":
+	case nodeutils.UnitLogScript.Name:
+		if params[0] != "kubelet" {
+			return "", 0
+		}
 		lines, err := strconv.Atoi(params[1])
 		if err != nil {
 			return "tail: invalid number of lines", 1
@@ -382,23 +392,25 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 			log = log[len(log)-lines:]
 		}
 		return strings.Join(log, "\n") + "\n", 0
-	case strings.Contains(script, "df -Pk"):
+	case nodeutils.DFScript.Name:
+		// every path is on the container's one file system here, whatever
+		// ancestor the script walks to
 		return n.run(append([]string{"df", "-Pk"}, params...), nil)
-	case !strings.Contains(script, "config images list"):
-		return "fakenode: unsupported shell script", 127
+	case nodeutils.KubeadmProbeScript.Name:
+		kubeadm, version, ok := parseBinary(stdin)
+		if !ok || kubeadm != "kubeadm" {
+			return "exec format error", 126
+		}
+		if len(params) != 1 {
+			return "fakenode: the probe takes the cluster's image settings as $1", 127
+		}
+		cfg, err := parseImagesConfig(params[0])
+		if err != nil {
+			return version + "\n" + err.Error(), 1
+		}
+		return version + "\n" + strings.Join(KubeadmImages(version, cfg), "\n") + "\n", 0
 	}
-	name, version, ok := parseBinary(stdin)
-	if !ok || name != "kubeadm" {
-		return "exec format error", 126
-	}
-	if len(args) != 4 {
-		return "fakenode: the probe takes the cluster's image settings as $1", 127
-	}
-	cfg, err := parseImagesConfig(args[3])
-	if err != nil {
-		return version + "\n" + err.Error(), 1
-	}
-	return version + "\n" + strings.Join(KubeadmImages(version, cfg), "\n") + "\n", 0
+	return "fakenode: script " + name + " is not simulated", 127
 }
 
 // sequence runs each command in turn until one fails, like a script under

@@ -130,21 +130,17 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	}
 }
 
-// pinScript gives each image named after $1 the label $1.
-const pinScript = `label=$1; shift; for ref; do ctr --namespace=k8s.io images label "$ref" "$label" >/dev/null || exit; done`
-
 // pin keeps the kubelet's image garbage collection away from images, in
 // one command.
 func pin(ctx *actions.Context, n nodes.Node, images []string) error {
 	if len(images) == 0 {
 		return nil
 	}
-	args := []string{"-c", pinScript, "sh", PinnedLabel}
 	var refs []string
 	for _, image := range images {
 		refs = append(refs, imageref.Normalize(image))
 	}
-	if err := n.CommandContext(ctx, "sh", append(args, refs...)...).Run(); err != nil {
+	if err := nodeutils.PinScript.Command(ctx, n, append([]string{PinnedLabel}, refs...)...).Run(); err != nil {
 		return errors.Wrapf(err, "failed to pin %s on node %q", strings.Join(refs, ", "), n)
 	}
 	return nil

@@ -27,26 +27,8 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
-
-// inotifyScript prints the inotify limits a node's processes are subject
-// to and one line per inotify instance its processes hold:
-//
-//	limits <fs.inotify.max_user_instances> <fs.inotify.max_user_watches> <user.max_inotify_instances> <user.max_inotify_watches>
-//	fd <effective uid> <watches> <command>
-//
-// The fs.inotify values are the initial user namespace's (the host's); the
-// user.* ones are those of the node's own user namespace ("-" where the
-// kernel has none). A process that exits while it is read is left out.
-const inotifyScript = `read_or_dash() { cat "$1" 2>/dev/null || echo -; }
-echo limits "$(read_or_dash /proc/sys/fs/inotify/max_user_instances)" "$(read_or_dash /proc/sys/fs/inotify/max_user_watches)" "$(read_or_dash /proc/sys/user/max_inotify_instances)" "$(read_or_dash /proc/sys/user/max_inotify_watches)"
-find /proc/[0-9]*/fd -lname 'anon_inode:inotify' 2>/dev/null | while read -r f; do
-  pid=${f#/proc/}; pid=${pid%%/*}
-  uid=$(stat -c %u "/proc/${pid}" 2>/dev/null) || continue
-  comm=$(cat "/proc/${pid}/comm" 2>/dev/null) || continue
-  watches=$(grep -c '^inotify' "/proc/${pid}/fdinfo/${f##*/}" 2>/dev/null) || watches=0
-  echo fd "${uid}" "${watches:-0}" "${comm}"
-done`
 
 // kindAdvised are the limits of actions.InotifyAdvice: instances, watches.
 var kindAdvised = InotifyCount{Instances: 512, Watches: 524288}
@@ -220,7 +202,7 @@ func InotifyHeadroom(cluster, neighbours map[string]NodeInotify) InotifyVerdict 
 // answer holds nothing (its container is stopped) and is left out.
 func checkInotify(ctx *actions.Context) error {
 	read := func(n nodes.Node) (NodeInotify, error) {
-		out, err := exec.Output(n.CommandContext(ctx, "sh", "-c", inotifyScript, "sh"))
+		out, err := exec.Output(nodeutils.InotifyScript.Command(ctx, n))
 		if err != nil {
 			return NodeInotify{}, errors.Wrapf(err, "failed to read the inotify limits and use of node %q", n)
 		}

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 func TestParseInotify(t *testing.T) {
@@ -164,7 +166,7 @@ func TestInotifyScriptOnARealShell(t *testing.T) {
 	if _, err := syscall.InotifyAddWatch(fd2, dir, syscall.IN_DELETE); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("/bin/sh", "-c", inotifyScript, "sh").Output()
+	out, err := exec.Command("/bin/sh", nodeutils.InotifyScript.Argv()[1:]...).Output()
 	if err != nil {
 		t.Fatalf("the script failed: %v", err)
 	}

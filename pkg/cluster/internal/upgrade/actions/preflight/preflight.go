@@ -146,12 +146,6 @@ func GoArch(machine string) string {
 	return machine
 }
 
-// busyScript prints "busy" when a process holds the kubeadm lock $1.
-const busyScript = `if [ -e "$1" ] && ! flock -n "$1" true; then echo busy; fi`
-
-// waitScript waits up to $2 seconds for the kubeadm lock $1.
-const waitScript = `flock -w "$2" "$1" true`
-
 // waitForKubeadm waits until no kubeadm started by an earlier, interrupted
 // run still runs on any node: the API server may be restarting under it,
 // or a worker's kubelet configuration being rewritten. The whole wait is
@@ -159,7 +153,7 @@ const waitScript = `flock -w "$2" "$1" true`
 func waitForKubeadm(ctx *actions.Context) error {
 	deadline := time.Now().Add(ctx.Options.Wait)
 	for _, n := range ctx.Nodes {
-		out, err := exec.Output(n.CommandContext(ctx, "sh", "-c", busyScript, "sh", actions.KubeadmLock))
+		out, err := exec.Output(nodeutils.KubeadmBusyScript.Command(ctx, n, actions.KubeadmLock))
 		if err != nil {
 			return errors.Wrapf(err, "failed to look for a running kubeadm on node %q", n)
 		}
@@ -171,7 +165,7 @@ func waitForKubeadm(ctx *actions.Context) error {
 			left = time.Second
 		}
 		ctx.Logger.V(0).Infof("A kubeadm started by an earlier run still runs on node %s: waiting up to %s for it to finish", n, left)
-		if err := n.CommandContext(ctx, "sh", "-c", waitScript, "sh", actions.KubeadmLock, fmt.Sprint(int(left.Seconds()))).Run(); err != nil {
+		if err := nodeutils.KubeadmWaitScript.Command(ctx, n, actions.KubeadmLock, fmt.Sprint(int(left.Seconds()))).Run(); err != nil {
 			if ctx.Err() != nil {
 				return errors.Wrapf(ctx.Err(), "cancelled while waiting for the kubeadm an earlier run started on node %q", n)
 			}
@@ -282,21 +276,6 @@ func readyNodes(ctx *actions.Context) ([]kube.Node, error) {
 	return registered, nil
 }
 
-// probeScript stages kubeadm (stdin) in a temporary folder, prints its
-// version and the images it needs for that version with the cluster's
-// image settings ($1: ClusterConfiguration.ImagesConfig, to which it adds
-// kubeadm's version), and removes it. The folder is under /var/tmp: kind
-// mounts /tmp noexec.
-const probeScript = `set -e
-d=$(mktemp -d /var/tmp/kind-upgrade-probe.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-cat > "$d/kubeadm"
-chmod 0755 "$d/kubeadm"
-v=$("$d/kubeadm" version -o short)
-echo "$v"
-printf '%skubernetesVersion: %s\n' "$1" "$v" > "$d/config.yaml"
-"$d/kubeadm" config images list --config "$d/config.yaml"`
-
 // probeKubeadm runs the new kubeadm on the bootstrap node to learn the
 // target version and the images its upgrade uses on this cluster: an etcd
 // or CoreDNS repository or tag set by kubeadmConfigPatches is followed, as
@@ -307,13 +286,12 @@ func probeKubeadm(ctx *actions.Context) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"-c", probeScript, "sh", string(config)}
 	var out []byte
 	err = ctx.Source.Walk(ctx,
 		func(a *artifacts.Artifact) bool { return a == ctx.Source.Binaries["kubeadm"] },
 		func(_ *artifacts.Artifact, r io.Reader) error {
 			var err error
-			out, err = exec.Output(st.Bootstrap.CommandContext(ctx, "sh", args...).SetStdin(r))
+			out, err = exec.Output(nodeutils.KubeadmProbeScript.Command(ctx, st.Bootstrap, string(config)).SetStdin(r))
 			return err
 		},
 	)
@@ -477,7 +455,7 @@ func checkDisk(ctx *actions.Context) error {
 		// streamed in and unpacked, twice their size at most
 		need := []int64{3 * binaries, 2 * archives}
 		fns = append(fns, func() error {
-			out, err := exec.Output(n.CommandContext(ctx, "sh", append([]string{"-c", dfScript, "sh"}, paths...)...))
+			out, err := exec.Output(nodeutils.DFScript.Command(ctx, n, paths...))
 			if err != nil {
 				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
 			}
@@ -517,10 +495,6 @@ func checkDisk(ctx *actions.Context) error {
 	}
 	return nil
 }
-
-// dfScript runs `df -Pk` for its arguments, each replaced by its nearest
-// existing ancestor: the file system a path not made yet will be on.
-const dfScript = `for p; do while [ ! -e "$p" ]; do p=$(dirname "$p"); done; set -- "$@" "$p"; shift; done; df -Pk "$@"`
 
 // FileSystem is one line of `df -Pk`.
 type FileSystem struct {
