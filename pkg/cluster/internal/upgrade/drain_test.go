@@ -21,7 +21,7 @@ import (
 	"testing"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 )
 
@@ -131,8 +131,8 @@ func TestUserCordonedNodeStaysCordoned(t *testing.T) {
 		if want := n.Name == "kind-worker"; n.Unschedulable != want {
 			t.Errorf("node %s: cordoned=%v, want %v", n.Name, n.Unschedulable, want)
 		}
-		if _, ok := n.Annotations[kubelets.DrainedAnnotation]; ok {
-			t.Errorf("node %s keeps %s", n.Name, kubelets.DrainedAnnotation)
+		if _, ok := n.Annotations[actions.DrainedAnnotation]; ok {
+			t.Errorf("node %s keeps %s", n.Name, actions.DrainedAnnotation)
 		}
 		if n.Annotations["example.com/owner"] != "team-a" {
 			t.Errorf("node %s lost the user's annotation: %v", n.Name, n.Annotations)

@@ -23,29 +23,33 @@ import (
 	"al.essio.dev/pkg/shellescape"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/loadartifacts"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/verify"
 )
 
 // summary is the closing line of a run that changed the cluster: what it
 // did and, when phases were skipped, what still runs an older version and
-// the command that finishes the upgrade.
+// the command that finishes the upgrade. The phase table says what each
+// phase did or left behind.
 func summary(st *actions.State, skips func(phase string) bool, clusterName, imageDir string) string {
-	var behind []string
-	if skips(controlplane.Phase) && st.From != st.Target {
-		behind = append(behind, "the control plane ("+st.From+")")
-	}
-	if skips(kubelets.Phase) {
-		var nodes []string
-		for _, n := range st.Ordered() {
-			if v := "v" + st.Info[n.String()].Kubelet.String(); v != st.Target {
-				nodes = append(nodes, fmt.Sprintf("%s (%s)", n, v))
-			}
+	var behind, done, notes []string
+	for _, p := range workflow {
+		if !p.Skippable {
+			continue
 		}
-		if len(nodes) > 0 {
-			behind = append(behind, "the kubelets and /kind/version of "+strings.Join(nodes, ", "))
+		switch {
+		case !skips(p.Name):
+			if p.done != "" {
+				phrase := p.done
+				if strings.Contains(phrase, "%s") {
+					phrase = fmt.Sprintf(phrase, st.Target)
+				}
+				done = append(done, phrase)
+			}
+		case p.behind != nil:
+			if b := p.behind(st); b != "" {
+				behind = append(behind, b)
+			}
+		case p.skippedNote != "":
+			notes = append(notes, p.skippedNote)
 		}
 	}
 	if len(behind) == 0 {
@@ -54,23 +58,10 @@ func summary(st *actions.State, skips func(phase string) bool, clusterName, imag
 			// a run that finished what an earlier one started
 			msg = "Upgraded the cluster to " + st.Target + " (its control plane already ran it)."
 		}
-		if skips(verify.Phase) {
-			msg += " The verify phase was skipped."
+		for _, note := range notes {
+			msg += " " + note
 		}
 		return msg
-	}
-	var done []string
-	if !skips(loadartifacts.Phase) {
-		done = append(done, "loaded the "+st.Target+" binaries and images into the nodes")
-	}
-	if !skips(controlplane.Phase) {
-		done = append(done, "upgraded the control plane to "+st.Target)
-	}
-	if !skips(kubelets.Phase) {
-		done = append(done, "upgraded the kubelets to "+st.Target)
-	}
-	if !skips(verify.Phase) {
-		done = append(done, "verified the control plane")
 	}
 	did := "Skipped every phase that changes the cluster"
 	if len(done) > 0 {
@@ -82,4 +73,26 @@ func summary(st *actions.State, skips func(phase string) bool, clusterName, imag
 	}
 	finish += " --image-dir " + shellescape.Quote(imageDir)
 	return did + ". Still older: " + strings.Join(behind, "; ") + ". To finish, run without --skip-phases: " + finish
+}
+
+// controlPlaneBehind is what a skipped control-plane phase leaves older.
+func controlPlaneBehind(st *actions.State) string {
+	if st.From == st.Target {
+		return ""
+	}
+	return "the control plane (" + st.From + ")"
+}
+
+// kubeletsBehind is what a skipped kubelets phase leaves older.
+func kubeletsBehind(st *actions.State) string {
+	var nodes []string
+	for _, n := range st.Ordered() {
+		if v := "v" + st.Info[n.String()].Kubelet.String(); v != st.Target {
+			nodes = append(nodes, fmt.Sprintf("%s (%s)", n, v))
+		}
+	}
+	if len(nodes) == 0 {
+		return ""
+	}
+	return "the kubelets and /kind/version of " + strings.Join(nodes, ", ")
 }

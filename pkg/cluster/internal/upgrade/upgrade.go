@@ -51,19 +51,61 @@ type Phase struct {
 	Skippable bool
 }
 
-// phase is a Phase and its action.
+// phase is a Phase and what the runner needs of it: no phase knows its
+// neighbours, the table says how they fit together.
 type phase struct {
 	Phase
 	action actions.Action
+	// steps are the phase's steps on a node, for the dry-run plan; nil
+	// for a phase without steps per node, none for a node it leaves
+	// alone.
+	steps func(ctx *actions.Context, n nodes.Node) []actions.Step
+	// leavesWorkBeside: work the phase started with ctx.Go may go on
+	// while the next phase runs; every later phase waits for it.
+	leavesWorkBeside bool
+	// done is the closing summary's phrase for the phase when it ran
+	// (%s: the target), "" for none.
+	done string
+	// behind is, when the phase was skipped, what it left at an older
+	// version ("" for nothing); skippedNote what the summary says of the
+	// skip when nothing is behind.
+	behind      func(st *actions.State) string
+	skippedNote string
 }
 
 // workflow is the ordered list of phases.
 var workflow = []phase{
-	{Phase{preflight.Phase, "check the cluster and --image-dir and plan the upgrade; changes nothing and always runs", false}, preflight.NewAction()},
-	{Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the control-plane nodes in parallel, then the workers in parallel beside the control-plane phase", true}, loadartifacts.NewAction()},
-	{Phase{controlplane.Phase, "kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true}, controlplane.NewAction()},
-	{Phase{kubelets.Phase, "one node at a time (workers --parallel-workers at a time), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true}, kubelets.NewAction()},
-	{Phase{verify.Phase, "check that the control plane, kube-system and (unless kubelets is skipped) every node run the target version", true}, verify.NewAction()},
+	{
+		Phase:  Phase{preflight.Phase, "check the cluster and --image-dir and plan the upgrade; changes nothing and always runs", false},
+		action: preflight.NewAction(),
+	},
+	{
+		Phase:            Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the control-plane nodes in parallel, then the workers in parallel beside the control-plane phase", true},
+		action:           loadartifacts.NewAction(),
+		steps:            loadartifacts.Steps,
+		leavesWorkBeside: true,
+		done:             "loaded the %s binaries and images into the nodes",
+	},
+	{
+		Phase:  Phase{controlplane.Phase, "kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true},
+		action: controlplane.NewAction(),
+		steps:  controlplane.Steps,
+		done:   "upgraded the control plane to %s",
+		behind: controlPlaneBehind,
+	},
+	{
+		Phase:  Phase{kubelets.Phase, "one node at a time (workers --parallel-workers at a time), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
+		action: kubelets.NewAction(),
+		steps:  kubelets.Steps,
+		done:   "upgraded the kubelets to %s",
+		behind: kubeletsBehind,
+	},
+	{
+		Phase:       Phase{verify.Phase, "check that the control plane, kube-system and (unless kubelets is skipped) every node run the target version", true},
+		action:      verify.NewAction(),
+		done:        "verified the control plane",
+		skippedNote: "The verify phase was skipped.",
+	},
 }
 
 // Phases lists the workflow's phases in the order they run.
@@ -200,7 +242,7 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 // runWorkflow runs the phases in order. A phase after control-plane starts
 // once the work left running beside the earlier ones has ended.
 func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, string, error) {
-	for _, p := range workflow {
+	for i, p := range workflow {
 		// the phases that always run decided whether any other does
 		if p.Skippable && ctx.State.NothingToDo {
 			msg := "The cluster already runs " + ctx.State.Target + ": nothing to do."
@@ -210,7 +252,7 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 		if p.Skippable && opts.DryRun {
 			return true, "dry run", writePlan(ctx, r, opts)
 		}
-		if p.Name != loadartifacts.Phase && p.Name != controlplane.Phase {
+		if i == 0 || !workflow[i-1].leavesWorkBeside {
 			if err := ctx.Wait(); err != nil {
 				return false, "", err
 			}
@@ -249,14 +291,10 @@ func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 		for _, a := range info.Load {
 			np.Load = append(np.Load, a.Name)
 		}
-		if !skipped(loadartifacts.Phase) {
-			np.Steps = append(np.Steps, actions.StepNames(loadartifacts.Phase, loadartifacts.Steps(ctx, n))...)
-		}
-		if !skipped(controlplane.Phase) && st.IsControlPlane(n) {
-			np.Steps = append(np.Steps, actions.StepNames(controlplane.Phase, controlplane.Steps(ctx, n))...)
-		}
-		if !skipped(kubelets.Phase) {
-			np.Steps = append(np.Steps, actions.StepNames(kubelets.Phase, kubelets.Steps(ctx, n))...)
+		for _, ph := range workflow {
+			if ph.steps != nil && !skipped(ph.Name) {
+				np.Steps = append(np.Steps, actions.StepNames(ph.Name, ph.steps(ctx, n))...)
+			}
 		}
 		p.Nodes = append(p.Nodes, np)
 	}

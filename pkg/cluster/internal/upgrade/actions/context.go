@@ -38,6 +38,16 @@ type Action interface {
 	Execute(ctx *Context) error
 }
 
+// The phases' names, in the order they run: what --skip-phases and the
+// events' phase field name them.
+const (
+	PhasePreflight     = "preflight"
+	PhaseLoadArtifacts = "load-artifacts"
+	PhaseControlPlane  = "control-plane"
+	PhaseKubelets      = "kubelets"
+	PhaseVerify        = "verify"
+)
+
 // InotifyAdvice is the command kind's known-issues page gives for hosts
 // whose inotify limits kind's nodes exhaust (kubelets then die with
 // "too many open files").
@@ -187,6 +197,10 @@ type State struct {
 	Registered []kube.Node
 	// NothingToDo is true when the cluster already runs Target.
 	NothingToDo bool
+	// UpgradesControlPlane and UpgradesKubelets are preflight's reading
+	// of --skip-phases: whether the control-plane and the kubelets phases
+	// run. Phases read these facts, not each other's names.
+	UpgradesControlPlane, UpgradesKubelets bool
 }
 
 // Ordered returns the nodes in the order the kubelets phase visits them:

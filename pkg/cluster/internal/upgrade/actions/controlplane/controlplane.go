@@ -24,12 +24,12 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 // Phase is this phase's name.
-const Phase = "control-plane"
+const Phase = actions.PhaseControlPlane
 
 type action struct{}
 
@@ -49,16 +49,20 @@ func (a *action) Execute(ctx *actions.Context) error {
 }
 
 // Steps are the steps of this phase on control-plane node n.
+// A worker has none.
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	// kubeadm restarts the API servers all through this phase
 	ctx = ctx.AfterAPIRestarts()
 	st := ctx.State
+	if !st.IsControlPlane(n) {
+		return nil
+	}
 	bootstrap := n.String() == st.Bootstrap.String()
 	upgrade := actions.Task{
 		ID:   stepid.ControlPlaneNode,
 		Name: "kubeadm upgrade node",
 		Done: func() (bool, string, error) {
-			done, _, err := staticPodsAtTarget(ctx, n)
+			done, _, err := staticpods.AtTarget(ctx, n)
 			return done, "", err
 		},
 		Run: func() error {
@@ -70,7 +74,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			ID:   stepid.ControlPlaneApply,
 			Name: "kubeadm upgrade apply " + st.Target,
 			Done: func() (bool, string, error) {
-				done, _, err := staticPodsAtTarget(ctx, n)
+				done, _, err := staticpods.AtTarget(ctx, n)
 				if err != nil || !done {
 					return false, "", err
 				}
@@ -97,14 +101,10 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		ID:   stepid.ControlPlaneWait,
 		Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
 		Run: func() error {
-			return WaitForControlPlane(ctx, n)
+			return staticpods.WaitReady(ctx, n)
 		},
 	})
 }
-
-// kubeletsPhase is the name of the kubelets phase (kubelets.Phase; that
-// package imports this one).
-const kubeletsPhase = "kubelets"
 
 // waitedForByKubelets reports whether the wait for a node's control-plane
 // pods after its kubeadm upgrade can be left to the kubelets phase: with a
@@ -114,47 +114,5 @@ const kubeletsPhase = "kubelets"
 // stays: the next one's upgrade must not start before these pods are back
 // (etcd's quorum, the API server behind the load balancer).
 func waitedForByKubelets(ctx *actions.Context) bool {
-	return len(ctx.State.ControlPlanes) == 1 && !ctx.Options.Skips(kubeletsPhase)
-}
-
-// WaitForControlPlane waits until n's static pods run the target and are
-// Ready, and the API server answers /readyz. Errors on the way (the API
-// server restarting, the node authorizer catching up) are waited out.
-func WaitForControlPlane(ctx *actions.Context, n nodes.Node) error {
-	return ctx.WaitFor("the control-plane pods on "+n.String(), func(ctx *actions.Context) (bool, error) {
-		err := CheckControlPlane(ctx, n)
-		return err == nil, err
-	})
-}
-
-// CheckControlPlane returns nil when n's static pods run the target and are
-// Ready and the API server answers /readyz, else what is not yet so.
-func CheckControlPlane(ctx *actions.Context, n nodes.Node) error {
-	_, err := checkedPods(ctx, n)
-	return err
-}
-
-// CheckKubeletTookOver returns the container IDs of n's static pods when
-// CheckControlPlane passes and the kubelet now running on n reports the
-// same containers Ready (SameContainers), else what is not yet so.
-func CheckKubeletTookOver(ctx *actions.Context, n nodes.Node) (string, error) {
-	api, err := checkedPods(ctx, n)
-	if err != nil {
-		return "", err
-	}
-	own, err := ctx.Kube().KubeletPods(ctx, n.String())
-	if err != nil {
-		return "", err
-	}
-	return SameContainers(api, own, n.String())
-}
-
-// checkedPods returns n's static pods as the API server shows them when
-// they run the target and are Ready and the API server answers /readyz.
-func checkedPods(ctx *actions.Context, n nodes.Node) ([]kube.Pod, error) {
-	pods, err := controlPlanePodsReady(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	return pods, ctx.Kube().Readyz(ctx)
+	return len(ctx.State.ControlPlanes) == 1 && ctx.State.UpgradesKubelets
 }

@@ -32,26 +32,14 @@ import (
 	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase is this phase's name.
-const Phase = "kubelets"
-
-// DrainedAnnotation marks a node this command cordoned, so that only those
-// are uncordoned (a node the user cordoned stays cordoned). Its value is
-// "cordoned" while the drain runs and "drained" once it succeeded.
-const DrainedAnnotation = "kind-upgrade.x-k8s.io/cordoned-by-upgrade"
-
-const (
-	cordoned = "cordoned"
-	// Drained is DrainedAnnotation's value once the drain succeeded.
-	Drained = "drained"
-)
+const Phase = actions.PhaseKubelets
 
 // BinDir is where kind nodes keep kubeadm, kubelet and kubectl.
 const BinDir = "/usr/bin"
@@ -182,7 +170,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				if err != nil {
 					return false, "", err
 				}
-				_, ours := kn.Annotations[DrainedAnnotation]
+				_, ours := kn.Annotations[actions.DrainedAnnotation]
 				return !ours, "the upgrade did not cordon it", nil
 			},
 			Run: func() error {
@@ -203,7 +191,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	)
 }
 
-// drainDone skips the drain when DrainNeeded says so.
+// drainDone skips the drain when actions.DrainNeeded says so.
 func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 	list, err := ctx.Kube().Nodes(ctx)
 	if err != nil {
@@ -213,45 +201,13 @@ func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 		if self.Name != n.String() {
 			continue
 		}
-		needed, reason := DrainNeeded(list, self, ctx.State.Target)
-		if reason == noOtherNode {
+		needed, reason := actions.DrainNeeded(list, self, ctx.State.Target)
+		if reason == actions.NoOtherNode {
 			ctx.Logger.V(0).Infof("Not draining %s: no other node can take its pods; they keep running while the kubelet restarts", n)
 		}
 		return !needed, reason, nil
 	}
 	return false, "", errors.Errorf("node %q is not registered with the API server", n)
-}
-
-// noOtherNode is why a node no other node can take the pods of is not
-// drained.
-const noOtherNode = "no other node can take its pods"
-
-// DrainNeeded reports whether the kubelets phase drains self, one of the
-// cluster's nodes list, to upgrade it to target, and if not, why: its
-// kubelet already runs target, an earlier run drained it, or no other node
-// could take its pods.
-func DrainNeeded(list []kube.Node, self kube.Node, target string) (bool, string) {
-	switch {
-	case self.KubeletVersion == target:
-		return false, "the kubelet already runs " + target
-	case self.Annotations[DrainedAnnotation] == Drained:
-		return false, "already drained"
-	case !OthersCanTakePods(list, self.Name):
-		return false, noOtherNode
-	}
-	return true, ""
-}
-
-// OthersCanTakePods reports whether a node other than name is Ready,
-// schedulable and without a NoSchedule taint: whether draining name moves
-// its pods somewhere.
-func OthersCanTakePods(list []kube.Node, name string) bool {
-	for _, kn := range list {
-		if kn.Name != name && kn.Ready && !kn.Unschedulable && !kn.NoSchedule {
-			return true
-		}
-	}
-	return false
 }
 
 // drainArgs is the kubectl drain command for n.
@@ -271,23 +227,23 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 	if err != nil {
 		return err
 	}
-	_, ours := kn.Annotations[DrainedAnnotation]
+	_, ours := kn.Annotations[actions.DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
 		return drainBlocked(n, client.Run(ctx, drainArgs(ctx, n)...))
 	}
-	if err := patchNode(ctx, n, true, cordoned); err != nil {
+	if err := patchNode(ctx, n, true, actions.Cordoned); err != nil {
 		return err
 	}
 	if err := client.Run(ctx, drainArgs(ctx, n)...); err != nil {
 		return drainBlocked(n, err)
 	}
-	return patchNode(ctx, n, true, Drained)
+	return patchNode(ctx, n, true, actions.Drained)
 }
 
-// patchNode cordons (or uncordons) n and sets DrainedAnnotation to mark (or
-// removes it when mark is ""), both in one JSON merge patch: one command,
-// and no state in between for an interruption to leave.
+// patchNode cordons (or uncordons) n and sets actions.DrainedAnnotation
+// to mark (or removes it when mark is ""), both in one JSON merge patch:
+// one command, and no state in between for an interruption to leave.
 func patchNode(ctx *actions.Context, n nodes.Node, cordon bool, mark string) error {
 	var unschedulable, annotation interface{} // JSON null removes the field
 	if cordon {
@@ -298,7 +254,7 @@ func patchNode(ctx *actions.Context, n nodes.Node, cordon bool, mark string) err
 	}
 	patch, err := json.Marshal(map[string]interface{}{
 		"spec":     map[string]interface{}{"unschedulable": unschedulable},
-		"metadata": map[string]interface{}{"annotations": map[string]interface{}{DrainedAnnotation: annotation}},
+		"metadata": map[string]interface{}{"annotations": map[string]interface{}{actions.DrainedAnnotation: annotation}},
 	})
 	if err != nil {
 		return errors.Wrap(err, "failed to write the node patch")
@@ -443,7 +399,7 @@ func isKlogError(line string) bool {
 // taken over its static pods and they are back: it restarts them a few
 // seconds after it starts when their spec hashes differ under its version,
 // and until it has synced a pod the API server still shows the previous
-// kubelet's status. Done when controlplane.CheckKubeletTookOver finds the
+// kubelet's status. Done when staticpods.KubeletTookOver finds the
 // same containers Ready on two polls at least Options.Settle apart, so that
 // a container the kubelet stops right after its first sync (it relists
 // them every second) is seen gone first.
@@ -451,7 +407,7 @@ func waitSettled(ctx *actions.Context, n nodes.Node) error {
 	seen := ""
 	var since time.Time
 	return ctx.WaitFor("the control-plane pods on "+n.String()+" to settle", func(ctx *actions.Context) (bool, error) {
-		ids, err := controlplane.CheckKubeletTookOver(ctx, n)
+		ids, err := staticpods.KubeletTookOver(ctx, n)
 		if err != nil {
 			seen = ""
 			return false, err

@@ -34,7 +34,6 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
@@ -43,7 +42,7 @@ import (
 )
 
 // Phase is this phase's name.
-const Phase = "load-artifacts"
+const Phase = actions.PhaseLoadArtifacts
 
 // PinnedLabel keeps the kubelet's image garbage collection away from an
 // image.
@@ -65,7 +64,7 @@ func NewAction() actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
 	now, later := st.ControlPlanes, st.Workers
-	if ctx.Options.Skips(controlplane.Phase) {
+	if !st.UpgradesControlPlane {
 		now, later = st.Ordered(), nil
 	}
 	if err := load(ctx, now); err != nil {

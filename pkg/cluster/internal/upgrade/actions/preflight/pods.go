@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 )
 
@@ -33,7 +32,7 @@ import (
 // then lost.
 func checkDrains(ctx *actions.Context) error {
 	st := ctx.State
-	if ctx.Options.Skips(kubelets.Phase) || ctx.Options.Force {
+	if !st.UpgradesKubelets || ctx.Options.Force {
 		return nil
 	}
 	pods, err := ctx.Kube().Pods(ctx)
@@ -48,11 +47,11 @@ func checkDrains(ctx *actions.Context) error {
 
 // UnmanagedOnDrained lists, as "namespace/name on node", the pods that
 // kubectl drain would refuse to delete on the nodes the kubelets phase
-// drains (see kubelets.DrainNeeded).
+// drains (see actions.DrainNeeded).
 func UnmanagedOnDrained(list []kube.Node, pods []kube.Pod, target string) []string {
 	drained := map[string]bool{}
 	for _, n := range list {
-		if needed, _ := kubelets.DrainNeeded(list, n, target); needed {
+		if needed, _ := actions.DrainNeeded(list, n, target); needed {
 			drained[n.Name] = true
 		}
 	}

@@ -38,9 +38,6 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/loadartifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
@@ -49,7 +46,7 @@ import (
 )
 
 // Phase is this phase's name.
-const Phase = "preflight"
+const Phase = actions.PhasePreflight
 
 type action struct{}
 
@@ -61,7 +58,11 @@ func NewAction() actions.Action {
 // Execute runs every check and fills ctx.State. It changes nothing on the
 // nodes: kubeadm is run from a temporary folder that is removed afterwards.
 func (a *action) Execute(ctx *actions.Context) error {
-	st := &actions.State{Info: map[string]*actions.NodeInfo{}}
+	st := &actions.State{
+		Info:                 map[string]*actions.NodeInfo{},
+		UpgradesControlPlane: !ctx.Options.Skips(actions.PhaseControlPlane),
+		UpgradesKubelets:     !ctx.Options.Skips(actions.PhaseKubelets),
+	}
 	ctx.State = st
 	// a rerun may start right after an API server restarted
 	ctx = ctx.AfterAPIRestarts()
@@ -534,16 +535,16 @@ func ParseDF(out string) ([]FileSystem, error) {
 // checkSkips refuses --skip-phases that would break the version-skew policy
 // or leave a phase without what an earlier one provides.
 func checkSkips(ctx *actions.Context) error {
-	st, skips := ctx.State, ctx.Options.Skips
-	if skips(controlplane.Phase) && !skips(kubelets.Phase) && st.From != st.Target {
-		return errors.Errorf("--skip-phases %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", controlplane.Phase, st.From, kubelets.Phase)
+	st := ctx.State
+	if !st.UpgradesControlPlane && st.UpgradesKubelets && st.From != st.Target {
+		return errors.Errorf("--skip-phases %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", actions.PhaseControlPlane, st.From, actions.PhaseKubelets)
 	}
-	if !skips(loadartifacts.Phase) || (skips(controlplane.Phase) && skips(kubelets.Phase)) {
+	if !ctx.Options.Skips(actions.PhaseLoadArtifacts) || (!st.UpgradesControlPlane && !st.UpgradesKubelets) {
 		return nil
 	}
 	for _, n := range ctx.Nodes {
 		if load := st.Info[n.String()].Load; len(load) > 0 {
-			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", loadartifacts.Phase, n, load[0].Name, loadartifacts.Phase)
+			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", actions.PhaseLoadArtifacts, n, load[0].Name, actions.PhaseLoadArtifacts)
 		}
 		paths := st.StagedAll(artifacts.Binaries)
 		found, err := nodeutils.ExistAll(ctx, n, paths...)
@@ -552,7 +553,7 @@ func checkSkips(ctx *actions.Context) error {
 		}
 		for i, p := range paths {
 			if !found[i] {
-				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", loadartifacts.Phase, p, n, loadartifacts.Phase)
+				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", actions.PhaseLoadArtifacts, p, n, actions.PhaseLoadArtifacts)
 			}
 		}
 	}

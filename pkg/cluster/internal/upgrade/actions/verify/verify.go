@@ -25,14 +25,13 @@ import (
 	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/controlplane"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase is this phase's name.
-const Phase = "verify"
+const Phase = actions.PhaseVerify
 
 type action struct{}
 
@@ -48,7 +47,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{ID: stepid.VerifyServerVersion, Name: "checking the API server version", Run: checkServerVersion},
 		{ID: stepid.VerifyControlPlanePods, Name: "checking the control-plane pods", Run: checkControlPlanes},
 	}
-	if !ctx.Options.Skips(kubelets.Phase) {
+	if ctx.State.UpgradesKubelets {
 		checks = append(checks, actions.Check{ID: stepid.VerifyNodes, Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
 	}
 	checks = append(checks, actions.Check{ID: stepid.VerifyWorkloads, Name: "waiting for the DaemonSets and Deployments of kube-system and kind's storage", Run: checkWorkloads})
@@ -70,7 +69,7 @@ func checkServerVersion(ctx *actions.Context) error {
 
 func checkControlPlanes(ctx *actions.Context) error {
 	for _, n := range ctx.State.ControlPlanes {
-		if err := controlplane.WaitForControlPlane(ctx, n); err != nil {
+		if err := staticpods.WaitReady(ctx, n); err != nil {
 			return err
 		}
 	}

@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controlplane
+// Package staticpods checks a control-plane node's static pods: that they
+// run the target's images, are Ready, and that the node's kubelet has
+// taken them over. The control-plane, kubelets and verify phases share it.
+package staticpods
 
 import (
 	"fmt"
@@ -68,9 +71,9 @@ func targetImage(ctx *actions.Context, component string) string {
 	return plan.ComponentImage(ctx.State.Images, component)
 }
 
-// staticPodsAtTarget reports whether every static pod manifest on n names
+// AtTarget reports whether every static pod manifest on n names
 // the target's image; reason lists those that do not.
-func staticPodsAtTarget(ctx *actions.Context, n nodes.Node) (bool, string, error) {
+func AtTarget(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 	images, err := staticPodImages(ctx, n)
 	if err != nil {
 		return false, "", err
@@ -159,4 +162,46 @@ func SameContainers(api, kubelet []kube.Pod, node string) (string, error) {
 	}
 	sort.Strings(ids)
 	return strings.Join(ids, ","), nil
+}
+
+// WaitReady waits until n's static pods run the target and are
+// Ready, and the API server answers /readyz. Errors on the way (the API
+// server restarting, the node authorizer catching up) are waited out.
+func WaitReady(ctx *actions.Context, n nodes.Node) error {
+	return ctx.WaitFor("the control-plane pods on "+n.String(), func(ctx *actions.Context) (bool, error) {
+		err := Check(ctx, n)
+		return err == nil, err
+	})
+}
+
+// Check returns nil when n's static pods run the target and are
+// Ready and the API server answers /readyz, else what is not yet so.
+func Check(ctx *actions.Context, n nodes.Node) error {
+	_, err := checkedPods(ctx, n)
+	return err
+}
+
+// KubeletTookOver returns the container IDs of n's static pods when
+// Check passes and the kubelet now running on n reports the
+// same containers Ready (SameContainers), else what is not yet so.
+func KubeletTookOver(ctx *actions.Context, n nodes.Node) (string, error) {
+	api, err := checkedPods(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	own, err := ctx.Kube().KubeletPods(ctx, n.String())
+	if err != nil {
+		return "", err
+	}
+	return SameContainers(api, own, n.String())
+}
+
+// checkedPods returns n's static pods as the API server shows them when
+// they run the target and are Ready and the API server answers /readyz.
+func checkedPods(ctx *actions.Context, n nodes.Node) ([]kube.Pod, error) {
+	pods, err := controlPlanePodsReady(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return pods, ctx.Kube().Readyz(ctx)
 }
