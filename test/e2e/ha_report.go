@@ -45,7 +45,7 @@ const probeInterval = 250 * time.Millisecond
 // only every third connection to the restarting server, so runs of
 // failures are far shorter in practice: the bound is that worst case,
 // 6.25s, plus margin for a 2-core machine running six containers. The same
-// bound and reasoning are in site/content/docs/user/upgrade.md (HA
+// bound and reasoning are in site/content/docs/user/upgrade-ha.md (HA
 // clusters).
 const apiOutageBound = 10 * time.Second
 
