@@ -204,37 +204,20 @@ func fileScripts(t *testing.T, n nodes.Node) {
 	}
 }
 
-// unitLogScript runs UnitLog's script with systemctl and journalctl
-// stand-ins that print what systemd's do: the lines of the unit's current
-// invocation when the journal has them, else the unit's last lines.
+// unitLogScript runs UnitLog's script with a journalctl stand-in that
+// answers the unit's last lines as journalctl -o cat does.
 func unitLogScript(t *testing.T, rec recordingNode) {
 	bin := t.TempDir()
-	write := func(name, script string) {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	stub(t, bin, "journalctl", `[ "$*" = "--no-pager -o cat -u kubelet -n 2" ] || exit 64
+printf 'E1201 "Failed to start cAdvisor" err="inotify_init: too many open files"\nkubelet.service: Main process exited, code=exited, status=1/FAILURE\n'`)
+	n := rec.withPath(bin + ":" + os.Getenv("PATH"))
+	got, err := nodeutils.UnitLog(context.Background(), n, "kubelet", 2)
+	want := []string{`E1201 "Failed to start cAdvisor" err="inotify_init: too many open files"`, "kubelet.service: Main process exited, code=exited, status=1/FAILURE"}
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("UnitLog = %q, %v; want %q", got, err, want)
 	}
-	write("journalctl", `echo "$*" >> "$(dirname "$0")/calls"
-case "$*" in
-*_SYSTEMD_INVOCATION_ID=abc*) printf 'old line\nE1201 "Failed to start cAdvisor" err="inotify_init: too many open files"\nlast line\n' ;;
-*_SYSTEMD_INVOCATION_ID=*) ;;
-*"-u kubelet -n 2"*) printf 'unit line 1\nunit line 2\n' ;;
-esac`)
-	for _, tc := range []struct {
-		name, invocation string
-		lines            int
-		want             []string
-	}{
-		{"the current invocation's lines, the last 2", "abc", 2, []string{`E1201 "Failed to start cAdvisor" err="inotify_init: too many open files"`, "last line"}},
-		{"an invocation the journal has nothing of", "def", 2, []string{"unit line 1", "unit line 2"}},
-		{"no invocation", "", 2, []string{"unit line 1", "unit line 2"}},
-	} {
-		write("systemctl", `[ "$*" = "show kubelet --property=InvocationID --value" ] && echo "`+tc.invocation+`"`)
-		n := rec.withPath(bin + ":" + os.Getenv("PATH"))
-		got, err := nodeutils.UnitLog(context.Background(), n, "kubelet", tc.lines)
-		if err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("%s: UnitLog = %q, %v; want %q", tc.name, got, err, tc.want)
-		}
+	if _, err := nodeutils.UnitLog(context.Background(), n, "kubelet", 3); err == nil {
+		t.Error("UnitLog hides journalctl's failure")
 	}
 }
 

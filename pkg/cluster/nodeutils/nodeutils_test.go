@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +165,9 @@ func TestParseUnitState(t *testing.T) {
 		{out: "ActiveState=active\nSubState=running\n", wantErr: true},
 		{out: "ActiveState=active\nSubState=running\nNRestarts=x\n", wantErr: true},
 		{out: "Failed to connect to bus: No such file or directory", wantErr: true},
+		// captured on a real node (testdata/nodes/kubelet-inotify)
+		{out: capture(t, "systemctl-show-kubelet-running.txt"), want: nodeutils.UnitState{ActiveState: "active", SubState: "running"}, running: true},
+		{out: capture(t, "systemctl-show-kubelet-exhausted.txt"), want: nodeutils.UnitState{ActiveState: "activating", SubState: "start-pre", NRestarts: 4}},
 	}
 	for _, tc := range cases {
 		got, err := nodeutils.ParseUnitState(tc.out)
@@ -176,4 +181,14 @@ func TestParseUnitState(t *testing.T) {
 			t.Errorf("ParseUnitState(%q) = %+v (running %v), %v; want %+v (running %v)", tc.out, got, got.Running(), err, tc.want, tc.running)
 		}
 	}
+}
+
+// capture reads a file of testdata/nodes/kubelet-inotify.
+func capture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "internal", "upgrade", "testdata", "nodes", "kubelet-inotify", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

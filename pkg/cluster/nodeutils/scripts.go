@@ -115,14 +115,10 @@ mv -f "$2.new" "$2"
 shift 2
 done`})
 
-	// UnitLogScript prints the last $2 lines unit $1 logged in its current
-	// invocation (its last run, if it is between runs), or, when the
-	// journal has none under that invocation, the unit's last $2 lines.
-	UnitLogScript = register(Script{Name: "kind-upgrade-unit-log", Body: `id=$(systemctl show "$1" --property=InvocationID --value 2>/dev/null)
-out=
-if [ -n "$id" ]; then out=$(journalctl --no-pager -o cat "_SYSTEMD_INVOCATION_ID=$id" 2>/dev/null | tail -n "$2"); fi
-if [ -z "$out" ]; then out=$(journalctl --no-pager -o cat -u "$1" -n "$2"); fi
-printf '%s\n' "$out"`})
+	// UnitLogScript prints the last $2 lines of unit $1's journal: what
+	// its processes logged and systemd's lines about it ("Started ...",
+	// "Main process exited, ..."), which tell its runs apart.
+	UnitLogScript = register(Script{Name: "kind-upgrade-unit-log", Body: `journalctl --no-pager -o cat -u "$1" -n "$2"`})
 
 	// PinScript gives each image named after $1 the label $1, in
 	// containerd's k8s.io namespace.

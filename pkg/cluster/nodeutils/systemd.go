@@ -90,8 +90,8 @@ func ParseUnitState(out string) (UnitState, error) {
 	return u, nil
 }
 
-// UnitLog returns the last lines unit logged in its current (or last) run
-// on the node, oldest first.
+// UnitLog returns the last lines of unit's journal on the node, oldest
+// first, systemd's own lines about the unit among them.
 func UnitLog(ctx context.Context, n nodes.Node, unit string, lines int) ([]string, error) {
 	out, err := exec.Output(UnitLogScript.Command(ctx, n, unit, strconv.Itoa(lines)))
 	if err != nil {

@@ -219,7 +219,7 @@ func TestInotifyLimitRefused(t *testing.T) {
 	e.cluster.ShareHost(other)
 	host := other.Host
 	host.SetLimit(fakenode.InotifyCount{Instances: 128, Watches: 192530})
-	if used := host.Used().Instances; used != 117 {
+	if used := host.Used().Instances; used != 119 {
 		t.Fatalf("the scenario needs the host near its limit: %d of 128 used", used)
 	}
 	snapshotUnchanged(t, e, func() {
@@ -230,9 +230,9 @@ func TestInotifyLimitRefused(t *testing.T) {
 		for _, want := range []string{
 			"the host's inotify limits leave too little room for the kubelets this upgrade restarts",
 			"inotify_init: too many open files",
-			"fs.inotify.max_user_instances is 128, of which the root processes of kind's nodes on this host hold 107",
-			"this cluster's 2 node(s) 41, 3 other node(s) the rest), which leaves at most 21 free",
-			"needs up to 25 at once (what kind-control-plane holds now, its kubelet 7)",
+			"fs.inotify.max_user_instances is 128, of which the root processes of kind's nodes on this host hold 109",
+			"this cluster's 2 node(s) 41, 3 other node(s) the rest), which leaves at most 19 free",
+			"needs up to 27 at once (what kind-control-plane holds now, its kubelet 7)",
 			"sysctl -w fs.inotify.max_user_instances=512",
 			"kind's advice is `sysctl -w fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512`",
 			"then run this command again",
@@ -282,7 +282,7 @@ func TestKubeletThatDoesNotComeBack(t *testing.T) {
 		"the kubelet on node kind-worker does not stay up: it exited ",
 		" times since the wait began (systemd: activating/auto-restart)",
 		"the host's inotify limits are exhausted: raise them as kind's known-issues page advises (as root on the host: `sysctl -w fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512`), then run this command again",
-		`the kubelet on kind-worker says: E1201 21:00:00.600000     123 kubelet.go:1804] "Failed to start cAdvisor" err="inotify_init: too many open files"`,
+		`the kubelet on kind-worker says: E1201 21:00:00.600000     123 kubelet.go:1833] "Failed to start cAdvisor" err="inotify_init: too many open files"`,
 		"`docker exec kind-worker journalctl -u kubelet` has all of it",
 		`"Unable to read config path" err="unable to create inotify: too many open files"`,
 	} {

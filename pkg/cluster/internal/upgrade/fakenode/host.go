@@ -28,13 +28,16 @@ type InotifyCount struct {
 	Instances, Watches int
 }
 
-// What the root processes of a kind node hold, as counted on real nodes of
-// a v1.36 cluster (kubelet, systemd, containerd, the pods' processes): a
-// control-plane node about 25 instances, a worker about 16.
+// What the root processes of a kind node hold, as counted on the real
+// nodes of a 1 + 1 cluster at v1.37.2 (testdata/nodes/kubelet-inotify):
+// the kubelet 7 instances and about 180 watches; beside it systemd 4,
+// containerd 2 and kube-proxy 1 on every node, and on the control-plane
+// node kube-controller-manager 7 and kube-apiserver 6: 27 instances there,
+// 14 on a worker.
 var (
-	KubeletInotify      = InotifyCount{Instances: 7, Watches: 60}
-	ControlPlaneInotify = InotifyCount{Instances: 18, Watches: 120}
-	WorkerInotify       = InotifyCount{Instances: 9, Watches: 50}
+	KubeletInotify      = InotifyCount{Instances: 7, Watches: 180}
+	ControlPlaneInotify = InotifyCount{Instances: 20, Watches: 60}
+	WorkerInotify       = InotifyCount{Instances: 7, Watches: 42}
 )
 
 // Host is the machine simulated nodes run on, with rootful Docker's
@@ -179,12 +182,14 @@ func (n *Node) KubeletLog() []string {
 
 // kubeletExited records a kubelet at version that exited at start after
 // logging lines, as real kubelets do; systemd then restarts it every
-// second and it exits each time.
+// second and it exits each time. The journal ends in its next run, as a
+// real one is mostly read: started, not yet failed.
 func (n *Node) kubeletExited(version string, lines ...string) {
 	n.KubeletVersion = ""
 	n.Ready = false
 	n.kubeletCrashing = true
-	n.kubeletLog = append([]string{`I1201 21:00:00.000000     123 server.go:530] "Kubelet version" kubeletVersion="` + version + `"`}, lines...)
+	run := append([]string{unitStarted, kubeletVersionLine(version)}, lines...)
+	n.kubeletLog = append(append(run, unitExited, unitFailed), unitStarted, kubeletVersionLine(version))
 }
 
 // kubeletStarted records a kubelet at version that runs.
@@ -193,17 +198,30 @@ func (n *Node) kubeletStarted(version string) {
 	n.Ready = true
 	n.kubeletCrashing = false
 	n.kubeletLog = []string{
-		`I1201 21:00:00.000000     123 server.go:530] "Kubelet version" kubeletVersion="` + version + `"`,
+		unitStarted,
+		kubeletVersionLine(version),
 		`I1201 21:00:01.000000     123 kubelet_node_status.go:78] "Successfully registered node" node="` + n.Name + `"`,
 	}
 }
 
+func kubeletVersionLine(version string) string {
+	return `I1201 21:00:00.000000     123 server.go:530] "Kubelet version" kubeletVersion="` + version + `"`
+}
+
+// systemd's lines about kind's kubelet unit, as journalctl -o cat shows
+// them.
+const (
+	unitStarted = "Started kubelet.service - kubelet: The Kubernetes Node Agent."
+	unitExited  = "kubelet.service: Main process exited, code=exited, status=1/FAILURE"
+	unitFailed  = "kubelet.service: Failed with result 'exit-code'."
+)
+
 // The lines a real kubelet logs when it finds the host's inotify
-// instances exhausted (pkg/kubelet/config/file_linux.go, kubelet.go), and
+// instances exhausted (as captured in testdata/nodes/kubelet-inotify), and
 // when it refuses a cgroup v1 host.
 const (
-	inotifyFileSource = `E1201 21:00:00.500000     123 file.go:104] "Unable to read config path" err="unable to create inotify: too many open files" path="/etc/kubernetes/manifests"`
-	inotifyCAdvisor   = `E1201 21:00:00.600000     123 kubelet.go:1804] "Failed to start cAdvisor" err="inotify_init: too many open files"`
+	inotifyFileSource = `E1201 21:00:00.500000     123 file_linux.go:59] "Unable to read config path" err="unable to create inotify: too many open files" path="/etc/kubernetes/manifests"`
+	inotifyCAdvisor   = `E1201 21:00:00.600000     123 kubelet.go:1833] "Failed to start cAdvisor" err="inotify_init: too many open files"`
 	hostRefused       = `E1201 21:00:00.500000     123 run.go:72] "command failed" err="failed to run Kubelet: kubelet is configured to not run on a host using cgroup v1. cgroup v1 support is unsupported and will be removed in a future release"`
 )
 

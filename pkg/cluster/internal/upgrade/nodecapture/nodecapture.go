@@ -40,6 +40,12 @@ const (
 // server showed of its static pods before, during and after.
 const KubeletRestart = "kubelet-restart"
 
+// KubeletInotify is the capture of what the inotify check and the kubelet
+// watch read on real nodes (see kubelet-inotify/SOURCE.txt): each node's
+// inotify listing, the kubelet's unit state, and the journal of a kubelet
+// restarted on a host whose inotify instances were exhausted.
+const KubeletInotify = "kubelet-inotify"
+
 // Versions lists both captures.
 var Versions = []string{Before, After}
 

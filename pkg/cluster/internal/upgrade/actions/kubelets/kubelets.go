@@ -306,8 +306,13 @@ func staleBinaries(ctx *actions.Context, n nodes.Node) ([]string, error) {
 // node gives up: a kubelet that exits at every start is not coming back.
 const KubeletExits = 5
 
-// kubeletLogLines is how much of the kubelet's log an error quotes.
-const kubeletLogLines = 15
+// kubeletLogLines is how much of the kubelet's log an error quotes;
+// kubeletJournalLines how much of its journal is read to find its last
+// run (a kubelet that exits at start logs about 160 lines a run).
+const (
+	kubeletLogLines     = 15
+	kubeletJournalLines = 600
+)
 
 // waitForNode waits until n is Ready at the target version. While it is
 // not, it watches the kubelet's unit: a kubelet that keeps exiting ends
@@ -350,20 +355,61 @@ func waitForNode(ctx *actions.Context, n nodes.Node) error {
 // withKubeletLog adds to err the last error line of n's kubelet and the
 // end of its log, which say why it is not Ready.
 func withKubeletLog(ctx *actions.Context, n nodes.Node, err error) error {
-	lines, lerr := nodeutils.UnitLog(ctx, n, "kubelet", kubeletLogLines)
+	journal, lerr := nodeutils.UnitLog(ctx, n, "kubelet", kubeletJournalLines)
 	if lerr != nil {
 		return errors.Wrapf(err, "(the kubelet's log could not be read: %v)", lerr)
 	}
+	lines := LastKubeletRun(journal)
 	if len(lines) == 0 {
 		return errors.Wrap(err, "(the kubelet logged nothing)")
 	}
 	last := LastKubeletError(lines)
+	if len(lines) > kubeletLogLines {
+		lines = lines[len(lines)-kubeletLogLines:]
+	}
 	hint := ""
 	if strings.Contains(last, "inotify") && strings.Contains(last, "too many open files") {
 		hint = "\nthe host's inotify limits are exhausted: raise them as kind's known-issues page advises (as root on the host: `" + actions.InotifyAdvice + "`), then run this command again"
 	}
 	return errors.Errorf("%v\nthe kubelet on %s says: %s%s\nthe end of its log (`%s exec %s journalctl -u kubelet` has all of it):\n    %s",
 		err, n, last, hint, ctx.Options.Provider(), n, strings.Join(lines, "\n    "))
+}
+
+// systemd's lines about the kubelet's unit in its journal (journalctl -o
+// cat), which begin and end its runs.
+const (
+	unitStarted = "Started kubelet.service"
+	unitExited  = "kubelet.service: Main process exited"
+)
+
+// LastKubeletRun picks from the kubelet unit's journal the lines the
+// kubelet logged in its last run that ended (systemd's "Main process
+// exited" closes a run), or in its current run when none ended; systemd's
+// own lines are left out. A kubelet that exits at every start is mostly
+// caught starting again, when its current run has not yet logged why the
+// last one ended.
+func LastKubeletRun(journal []string) []string {
+	end := len(journal)
+	for i := len(journal) - 1; i >= 0; i-- {
+		if strings.HasPrefix(journal[i], unitExited) {
+			end = i
+			break
+		}
+	}
+	start := 0
+	for i := end - 1; i >= 0; i-- {
+		if strings.HasPrefix(journal[i], unitStarted) {
+			start = i + 1
+			break
+		}
+	}
+	var run []string
+	for _, line := range journal[start:end] {
+		if !strings.HasPrefix(line, "kubelet.service: ") && !strings.HasPrefix(line, unitStarted) {
+			run = append(run, line)
+		}
+	}
+	return run
 }
 
 // LastKubeletError picks from a kubelet's log the line that says why it

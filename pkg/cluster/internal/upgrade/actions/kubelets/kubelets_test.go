@@ -16,7 +16,12 @@ limitations under the License.
 
 package kubelets
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
+)
 
 func TestLastKubeletError(t *testing.T) {
 	t.Parallel()
@@ -56,5 +61,44 @@ func TestLastKubeletError(t *testing.T) {
 		if got := LastKubeletError(tc.lines); got != tc.want {
 			t.Errorf("%s: LastKubeletError = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestLastKubeletRun(t *testing.T) {
+	t.Parallel()
+	started := "Started kubelet.service - kubelet: The Kubernetes Node Agent."
+	exited := "kubelet.service: Main process exited, code=exited, status=1/FAILURE"
+	failed := "kubelet.service: Failed with result 'exit-code'."
+	cases := []struct {
+		name    string
+		journal []string
+		want    []string
+	}{
+		{"the last run that ended, not the one starting", []string{started, "a1", "E1 a", exited, failed, started, "b1", "E1 b", exited, failed, started, "c1"}, []string{"b1", "E1 b"}},
+		{"a run that goes on", []string{started, "a1", "a2"}, []string{"a1", "a2"}},
+		{"the journal's start cut the run's start", []string{"a2", "E1 a", exited, failed, started}, []string{"a2", "E1 a"}},
+		{"nothing", nil, nil},
+	}
+	for _, tc := range cases {
+		if got := LastKubeletRun(tc.journal); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s: LastKubeletRun = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestKubeletOnARealHostAtItsLimit reads the journal of a real kubelet
+// restarted on a host whose inotify instances were exhausted (see
+// testdata/nodes/kubelet-inotify/SOURCE.txt): its current run, started
+// again by systemd, has not yet failed and ends in errors that are not
+// the cause; the run before it says why it exited.
+func TestKubeletOnARealHostAtItsLimit(t *testing.T) {
+	t.Parallel()
+	journal := nodecapture.Lines(t, nodecapture.KubeletInotify, "kubelet-journal-exhausted.txt")
+	if current := LastKubeletError(journal); strings.Contains(current, "cAdvisor") {
+		t.Fatalf("the capture's last line is already the cause (%q): it does not test picking the run", current)
+	}
+	got := LastKubeletError(LastKubeletRun(journal))
+	if !strings.Contains(got, `"Failed to start cAdvisor" err="inotify_init: too many open files"`) || !strings.HasPrefix(got, "E1201 ") {
+		t.Errorf("LastKubeletError of the last run = %q, want the kubelet's cAdvisor error", got)
 	}
 }

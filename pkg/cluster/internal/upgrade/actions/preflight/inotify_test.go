@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
@@ -205,5 +206,21 @@ func TestInotifyScriptOnARealShell(t *testing.T) {
 	}
 	if os.Geteuid() == 0 && (ni.Root.Instances < 2 || ni.Root.Watches < 3) {
 		t.Errorf("root holds %+v, want at least this test's 2 instances and 3 watches", ni.Root)
+	}
+}
+
+// TestInotifyOnRealNodes parses the listings of a real 1 + 1 cluster's
+// nodes (testdata/nodes/kubelet-inotify): the host's limits, root's
+// instances with the kubelet's among them.
+func TestInotifyOnRealNodes(t *testing.T) {
+	t.Parallel()
+	for file, want := range map[string]NodeInotify{
+		"inotify-control-plane.txt": {Limit: InotifyCount{512, 524288}, Root: InotifyCount{27, 236}, Kubelet: InotifyCount{7, 177}},
+		"inotify-worker.txt":        {Limit: InotifyCount{512, 524288}, Root: InotifyCount{14, 238}, Kubelet: InotifyCount{7, 195}},
+	} {
+		got, err := ParseInotify(string(nodecapture.Read(t, nodecapture.KubeletInotify, file)))
+		if err != nil || got != want {
+			t.Errorf("%s: ParseInotify = %+v, %v; want %+v", file, got, err, want)
+		}
 	}
 }
