@@ -41,7 +41,7 @@ script() {
 }
 INOTIFY="$(script kind-upgrade-inotify)"
 UNITLOG="$(script kind-upgrade-unit-log)"
-SHOW=(systemctl show kubelet --property=ActiveState,SubState,NRestarts)
+SHOW=(systemctl show kubelet "--property=ActiveState,SubState,NRestarts")
 
 docker exec "${CP}" sh -c "${INOTIFY}" kind-upgrade-inotify >"${OUT}/inotify-control-plane.txt"
 docker exec "${WORKER}" sh -c "${INOTIFY}" kind-upgrade-inotify >"${OUT}/inotify-worker.txt"

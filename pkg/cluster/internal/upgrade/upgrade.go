@@ -168,7 +168,7 @@ func Validate(opts Options) error {
 	if err := ValidateSkipPhases(opts.SkipPhases); err != nil {
 		return err
 	}
-	return opts.Upgrade.Validate()
+	return opts.Validate()
 }
 
 // Run upgrades the cluster made of nodes, with options that passed
