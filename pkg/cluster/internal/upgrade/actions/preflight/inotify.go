@@ -38,7 +38,7 @@ type InotifyCount struct {
 	Instances, Watches int
 }
 
-// NodeInotify is what one node's inotifyScript printed.
+// NodeInotify is what nodeutils.InotifyScript printed on one node.
 type NodeInotify struct {
 	// Limit is the lower of the host's limit and the node's user
 	// namespace's, per user.
@@ -48,7 +48,7 @@ type NodeInotify struct {
 	Root, Kubelet InotifyCount
 }
 
-// ParseInotify parses inotifyScript's output.
+// ParseInotify parses nodeutils.InotifyScript's output.
 func ParseInotify(out string) (NodeInotify, error) {
 	var ni NodeInotify
 	haveLimits := false
@@ -127,24 +127,21 @@ func InotifyHeadroom(cluster, neighbours map[string]NodeInotify) InotifyVerdict 
 	if len(cluster) == 0 {
 		return InotifyVerdict{}
 	}
-	var limit InotifyCount
-	first := true
-	var used, clusterUsed, busiest, busiestKubelet InotifyCount
+	var limit, used, clusterUsed, busiest, busiestKubelet InotifyCount
 	busiestNode := ""
 	names := make([]string, 0, len(cluster))
 	for name := range cluster {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
+	for i, name := range names {
 		ni := cluster[name]
-		if first || ni.Limit.Instances < limit.Instances {
+		if i == 0 || ni.Limit.Instances < limit.Instances {
 			limit.Instances = ni.Limit.Instances
 		}
-		if first || ni.Limit.Watches < limit.Watches {
+		if i == 0 || ni.Limit.Watches < limit.Watches {
 			limit.Watches = ni.Limit.Watches
 		}
-		first = false
 		clusterUsed.Instances += ni.Root.Instances
 		clusterUsed.Watches += ni.Root.Watches
 		if busiestNode == "" || ni.Root.Instances > busiest.Instances {
