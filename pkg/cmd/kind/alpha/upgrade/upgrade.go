@@ -113,9 +113,13 @@ Phases, in order:
 	b.WriteString(`
 Everything is checked before anything changes: a missing cluster, a stopped
 node, a downgrade, a skipped minor version, binaries for another
-architecture, a corrupt archive or an image kubeadm needs that is neither on
-the nodes nor in --image-dir are refused with the reason and the fix. When
-the cluster already runs the target version the command says so and exits 0.
+architecture, a corrupt archive, an image kubeadm needs that is neither on
+the nodes nor in --image-dir, or a host whose cgroups, swap or inotify limits
+(counted over every kind node on it) would keep the new kubelets from
+starting are refused with the reason and the fix. A kubelet that keeps
+exiting after its restart stops the command at once, quoting its own error
+line. When the cluster already runs the target version the command says so
+and exits 0.
 
 Every step looks at the nodes' real state and skips what is already done:
 after a failure or an interruption, run the same command again to finish.
