@@ -81,18 +81,6 @@ PROXY_PACKAGES=(iptables nftables conntrack ipset kmod iproute2)
 
 # ---------------------------------------------------------------- helpers
 
-# mkkey PREFIX INPUT...: "PREFIX-<hash of inputs>" (inputs as for hash_of).
-mkkey() {
-  local prefix="$1"
-  shift
-  printf '%s-%s' "${prefix}" "$(hash_of "$@")"
-}
-
-# stamp_of DIR: the key of a complete entry (input to dependents' keys).
-stamp_of() {
-  cat "$1/${E2E_STAMP}"
-}
-
 debian_mirror() {
   if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
     echo "${DEBIAN_MIRROR}"
@@ -227,7 +215,9 @@ build_crictl() {
 # build_helpers OUT: pause, canary, the registry mirror, kindnetd and the
 # load balancer stand-in (envoy), from this repository.
 build_helpers() {
-  (cd "${E2E_DIR}" && go build -trimpath -ldflags "-s -w" -o "$1/" ./pause ./canary ./mirror ./kindnetd ./envoy)
+  # every source by its path, so that derive_key sees each of them
+  go -C "${E2E_DIR}" build -modfile "${E2E_DIR}/go.mod" -trimpath -ldflags "-s -w" -o "$1/" \
+    "${E2E_DIR}/pause" "${E2E_DIR}/canary" "${E2E_DIR}/mirror" "${E2E_DIR}/kindnetd" "${E2E_DIR}/envoy"
 }
 
 # -------------------------------------------------------- root file systems
@@ -331,8 +321,9 @@ debian_tool_tar() {
   for c in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
     ln -s /usr/local/sbin/iptables-auto "${ctx}/files/usr/sbin/${c}"
   done
+  # the base by its cache entry, which makes the entry an input of this one
   cat >"${ctx}/Dockerfile" <<EOF
-FROM ${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}
+FROM $(cat "${PROXY_BASE_DIR}/image-name")
 COPY files/ /
 ENTRYPOINT ${entrypoint}
 CMD ${cmd}
@@ -461,12 +452,10 @@ tag_of() {
 ensure_static_image() {
   local var="$1" bin="$2" entrypoint="$3" cmd="$4"
   shift 4
-  local entry_name key
+  local entry_name
   entry_name="$(sed 's|^registry\.k8s\.io/||; s|/|_|g; s|:|_|' <<<"$1")"
-  key="$(mkkey "${entry_name}" "=$(declare -f static_image_tar minimal_root import_dir save_images)" \
-    "=$(stamp_of "$(dirname "${bin}")")" "=${entrypoint} ${cmd} $*")"
   local path
-  path="$(cached images "${entry_name}" "${key}" build_static_image_tar "${bin}" "${entrypoint}" "${cmd}" "$@")"
+  path="$(cached images "${entry_name}" build_static_image_tar "${bin}" "${entrypoint}" "${cmd}" "$@")"
   printf -v "${var}" '%s' "${path}"
 }
 
@@ -488,10 +477,10 @@ version_images() {
   log "${version}: etcd ${etcd_tag}, coredns ${coredns_tag}, pause ${pause_tag}"
 
   local etcd_ver="${etcd_tag%-*}" d built=""
-  d="$(cached bin/etcd "${etcd_ver}" "$(mkkey "${etcd_ver}" "=$(declare -f build_etcd go_module_build)" "=$(go env GOVERSION)")" build_etcd "${etcd_ver}")"
+  d="$(cached bin/etcd "${etcd_ver}" build_etcd "${etcd_ver}")"
   ensure_static_image ETCD_DIR "${d}/etcd" '[]' '["/usr/local/bin/etcd"]' "registry.k8s.io/etcd:${etcd_tag}"
 
-  d="$(cached bin/coredns "${coredns_tag}" "$(mkkey "${coredns_tag}" "=$(declare -f build_coredns go_module_build)" "${E2E_DIR}/coredns/main.go" "=$(go env GOVERSION)")" build_coredns "${coredns_tag}")"
+  d="$(cached bin/coredns "${coredns_tag}" build_coredns "${coredns_tag}")"
   ensure_static_image COREDNS_DIR "${d}/coredns" '["/coredns"]' '[]' "registry.k8s.io/coredns/coredns:${coredns_tag}"
 
   ensure_static_image PAUSE_DIR "${HELPERS_DIR}/pause" '["/pause"]' '[]' "registry.k8s.io/pause:${pause_tag}"
@@ -504,9 +493,7 @@ version_images() {
   done
   local pname="registry.k8s.io/kube-proxy${suffix}:${version}"
   local pentry="kube-proxy${suffix}_${version}"
-  out="$(cached images "${pentry}" "$(mkkey "${pentry}" "=$(declare -f debian_tool_tar docker_build save_images)" \
-    "${E2E_DIR}/kube-proxy/iptables-auto.sh" "=$(stamp_of "${kube}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
-    build_debian_tool_tar "${kube}/kube-proxy" '[]' '["/usr/local/bin/kube-proxy"]' "${pname}")"
+  out="$(cached images "${pentry}" build_debian_tool_tar "${kube}/kube-proxy" '[]' '["/usr/local/bin/kube-proxy"]' "${pname}")"
   CP_DIRS+="${out}"
 
   # Cross-check: every image kubeadm wants is among what was built.
@@ -523,8 +510,7 @@ version_images() {
 # ensure_proxy_rootfs: the cached Debian tree of the kube-proxy and kindnetd
 # images.
 ensure_proxy_rootfs() {
-  cached rootfs "proxy-${DEBIAN_SUITE}" "$(mkkey "proxy-${DEBIAN_SUITE}" "=$(declare -f build_rootfs)" "=${PROXY_PACKAGES[*]}")" \
-    build_rootfs "${DEBIAN_SUITE}" "$(
+  cached rootfs "proxy-${DEBIAN_SUITE}" build_rootfs "${DEBIAN_SUITE}" "$(
       IFS=,
       echo "${PROXY_PACKAGES[*]}"
     )"
@@ -535,8 +521,7 @@ ensure_proxy_rootfs() {
 ensure_kind_rootfs() {
   local packages
   packages="$(kind_base_packages "${KIND_BASE}/Dockerfile")"
-  cached rootfs "kind-base-${KIND_BASE_SUITE}" "$(mkkey "kind-base-${KIND_BASE_SUITE}" "=$(declare -f build_rootfs)" "=${packages}")" \
-    build_rootfs "${KIND_BASE_SUITE}" "${packages}"
+  cached rootfs "kind-base-${KIND_BASE_SUITE}" build_rootfs "${KIND_BASE_SUITE}" "${packages}"
 }
 
 # ensure_component VAR NAME ARG FUNC [ARGS...]: a cached Go build of one of
@@ -545,14 +530,12 @@ ensure_component() {
   local var="$1" name="$2" version="$3" fn="$4"
   shift 4
   local path
-  path="$(cached "bin/${name}" "${version}" "$(mkkey "${version}" "=$(declare -f "${fn}" go_cmd_build go_module_build)" "=$*" "=$(go env GOVERSION)")" \
-    "${fn}" "${version}" "$@")"
+  path="$(cached "bin/${name}" "${version}" "${fn}" "${version}" "$@")"
   printf -v "${var}" '%s' "${path}"
 }
 
 ensure_canary() {
-  CANARY_DIR="$(cached images canary_v1 "$(mkkey canary-v1 "=$(declare -f static_image_tar minimal_root import_dir save_images)" "=$(stamp_of "${HELPERS_DIR}")")" \
-    build_static_image_tar "${HELPERS_DIR}/canary" '["/canary"]' '["serve"]' "${CANARY_IMAGE}")"
+  CANARY_DIR="$(cached images canary_v1 build_static_image_tar "${HELPERS_DIR}/canary" '["/canary"]' '["serve"]' "${CANARY_IMAGE}")"
   # The tests may also want it in Docker (kind load docker-image).
   if [[ -z "$(image_id "${CANARY_IMAGE}")" ]]; then
     docker load -i "${CANARY_DIR}/image.tar" >/dev/null
@@ -598,9 +581,7 @@ ensure_addon_images() {
   local nodeimage="${KIND_MODULE}/pkg/build/nodeimage" name entry
   name="$(kind_go_const "${nodeimage}/const_cni.go" kindnetdImage)"
   entry="$(sed 's|/|_|g; s|:|_|' <<<"${name}")"
-  KINDNETD_DIR="$(cached images "${entry}" "$(mkkey "${entry}" "=$(declare -f debian_tool_tar docker_build save_images)" \
-    "${E2E_DIR}/kube-proxy/iptables-auto.sh" "=$(stamp_of "${HELPERS_DIR}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
-    build_debian_tool_tar "${HELPERS_DIR}/kindnetd" '["/usr/local/bin/kindnetd"]' '[]' "${name}")"
+  KINDNETD_DIR="$(cached images "${entry}" build_debian_tool_tar "${HELPERS_DIR}/kindnetd" '["/usr/local/bin/kindnetd"]' '[]' "${name}")"
 
   local lpp
   ensure_component lpp local-path-provisioner "${LOCAL_PATH_PROVISIONER_VERSION}" build_local_path_provisioner
@@ -609,8 +590,7 @@ ensure_addon_images() {
 
   name="$(kind_go_const "${nodeimage}/const_storage.go" storageHelperImage)"
   entry="$(sed 's|/|_|g; s|:|_|' <<<"${name}")"
-  LOCAL_PATH_HELPER_DIR="$(cached images "${entry}" "$(mkkey "${entry}" "=$(declare -f local_path_helper_tar minimal_root import_dir save_images)")" \
-    build_local_path_helper_tar "${name}")"
+  LOCAL_PATH_HELPER_DIR="$(cached images "${entry}" build_local_path_helper_tar "${name}")"
 }
 
 # build_local_path_provisioner OUT VERSION
@@ -641,17 +621,14 @@ main() {
   # Kubernetes first: by far the longest build.
   local v
   for v in "${E2E_NODE_VERSION}" "${E2E_UPGRADE_VERSION}"; do
-    cached bin/kubernetes "${v}" "$(kubernetes_key "${v}")" build_kubernetes "${v}" >/dev/null
+    cached bin/kubernetes "${v}" build_kubernetes "${v}" >/dev/null
   done
   local kube_node="${E2E_CACHE}/bin/kubernetes/${E2E_NODE_VERSION}"
   local kube_up="${E2E_CACHE}/bin/kubernetes/${E2E_UPGRADE_VERSION}"
 
-  # keyed by the programs' sources only: editing a test rebuilds nothing
-  local sources
-  mapfile -t sources < <(find "${E2E_DIR}"/pause "${E2E_DIR}"/canary "${E2E_DIR}"/mirror "${E2E_DIR}"/kindnetd "${E2E_DIR}"/envoy \
-    -name '*.go' ! -name '*_test.go' | sort)
-  HELPERS_DIR="$(cached bin helpers "$(mkkey helpers "=$(declare -f build_helpers)" "${E2E_DIR}"/go.mod "${E2E_DIR}"/go.sum \
-    "${sources[@]}" "=$(go env GOVERSION)")" build_helpers)"
+  # keyed by the programs' sources (derive_key leaves tests out: editing a
+  # test rebuilds nothing)
+  HELPERS_DIR="$(cached bin helpers build_helpers)"
 
   # kind's base image components, at the versions its Dockerfile names
   local dockerfile="${KIND_BASE}/Dockerfile" containerd runc crictl cni fuse
@@ -666,18 +643,11 @@ main() {
   local kind_rootfs proxy_rootfs
   kind_rootfs="$(ensure_kind_rootfs)"
   proxy_rootfs="$(ensure_proxy_rootfs)"
-  PROXY_BASE_DIR="$(cached images proxy-base "$(mkkey proxy-base "=$(declare -f build_proxy_base_image)" "=$(stamp_of "${proxy_rootfs}")")" \
-    build_proxy_base_image "${proxy_rootfs}")"
+  PROXY_BASE_DIR="$(cached images proxy-base build_proxy_base_image "${proxy_rootfs}")"
 
-  local ca base_dir base_inputs=() d
-  ca="$(cached certs mirror-ca "mirror-ca-v1" build_mirror_ca)"
-  base_inputs=("=$(declare -f build_kind_base_image install_kind_files systemd_units_like_kind host_overlay docker_build)"
-    "=${HOST_OVERLAY_NOTE}" "=${KIND_MODULE}" "=$(stamp_of "${kind_rootfs}")" "=$(stamp_of "${ca}")")
-  for d in "${containerd}" "${runc}" "${crictl}" "${cni}" "${fuse}"; do
-    base_inputs+=("=$(stamp_of "${d}")")
-  done
-  base_dir="$(cached images kind-base "$(mkkey kind-base "${base_inputs[@]}")" \
-    build_kind_base_image "${KIND_BASE}" "${kind_rootfs}" "${containerd} ${runc} ${crictl} ${cni} ${fuse}" \
+  local ca base_dir d
+  ca="$(cached certs mirror-ca build_mirror_ca)"
+  base_dir="$(cached images kind-base build_kind_base_image "${KIND_BASE}" "${kind_rootfs}" "${containerd} ${runc} ${crictl} ${cni} ${fuse}" \
     "${E2E_IMAGE_PREFIX}/base:${KIND_BASE_SUITE}" "${ca}/ca.pem")"
 
   ensure_canary
@@ -687,9 +657,7 @@ main() {
   local envoy_name envoy_entry
   envoy_name="$(envoy_image_name)"
   envoy_entry="$(sed 's|/|_|g; s|:|_|' <<<"${envoy_name}")"
-  cached images "${envoy_entry}" "$(mkkey "${envoy_entry}" "=$(declare -f build_envoy_image docker_build)" \
-    "=$(stamp_of "${HELPERS_DIR}")" "=$(stamp_of "${PROXY_BASE_DIR}")")" \
-    build_envoy_image "${HELPERS_DIR}/envoy" "${envoy_name}" >/dev/null
+  cached images "${envoy_entry}" build_envoy_image "${HELPERS_DIR}/envoy" "${envoy_name}" >/dev/null
 
   # The node image: kind's builder, fed by the mirror with the images it
   # does not build (etcd, CoreDNS, the sandbox image, the add-ons).
@@ -698,30 +666,17 @@ main() {
   sandbox="$(kind_sandbox_image "${KIND_BASE}")"
   ensure_static_image sandbox_dir "${HELPERS_DIR}/pause" '["/pause"]' '[]' "${sandbox}"
   local mirror_dirs=("${ETCD_DIR}" "${COREDNS_DIR}" "${sandbox_dir}" "${KINDNETD_DIR}" "${LOCAL_PATH_DIR}" "${LOCAL_PATH_HELPER_DIR}")
-  local archive_inputs=("=$(declare -f build_mirror_archives)")
-  for d in "${mirror_dirs[@]}"; do
-    archive_inputs+=("=$(stamp_of "${d}")")
-  done
   local archives
-  archives="$(cached artifacts "mirror-${E2E_NODE_VERSION}" "$(mkkey mirror "${archive_inputs[@]}")" \
-    build_mirror_archives "${mirror_dirs[@]}")"
-  local release_inputs=("=$(declare -f build_release_tarball build_image_dir)" "=$(stamp_of "${kube_node}")") x
-  for x in ${CP_DIRS}; do
-    release_inputs+=("=$(stamp_of "${x}")")
-  done
+  archives="$(cached artifacts "mirror-${E2E_NODE_VERSION}" build_mirror_archives "${mirror_dirs[@]}")"
   local release
-  release="$(cached artifacts "release-${E2E_NODE_VERSION}" "$(mkkey "release-${E2E_NODE_VERSION}" "${release_inputs[@]}")" \
-    build_release_tarball "${E2E_NODE_VERSION}" "${kube_node}" "${CP_DIRS}")"
+  release="$(cached artifacts "release-${E2E_NODE_VERSION}" build_release_tarball "${E2E_NODE_VERSION}" "${kube_node}" "${CP_DIRS}")"
   local node_dir
-  node_dir="$(cached images "node-${E2E_NODE_VERSION}" "$(mkkey "node-${E2E_NODE_VERSION}" "=$(declare -f build_kind_node_image start_mirror)" \
-    "=$("${KIND}" version)" "=$(stamp_of "${base_dir}")" "=$(stamp_of "${release}")" "=$(stamp_of "${archives}")" "=$(stamp_of "${HELPERS_DIR}")")" \
-    build_kind_node_image "${release}/kubernetes-server-linux-amd64.tar.gz" "$(cat "${base_dir}/image-name")" \
+  node_dir="$(cached images "node-${E2E_NODE_VERSION}" build_kind_node_image "${release}/kubernetes-server-linux-amd64.tar.gz" "${base_dir}" \
     "${NODE_IMAGE_REPO}:${E2E_NODE_VERSION}" "${archives}" "${ca}")"
 
   local from_etcd="${ETCD_DIR}" from_coredns="${COREDNS_DIR}" from_pause="${PAUSE_DIR}"
   local downgrade_dir
-  downgrade_dir="$(cached artifacts "binaries-${E2E_NODE_VERSION}" "$(mkkey "binaries-${E2E_NODE_VERSION}" \
-    "=$(declare -f build_binaries_dir)" "=$(stamp_of "${kube_node}")")" build_binaries_dir "${kube_node}")"
+  downgrade_dir="$(cached artifacts "binaries-${E2E_NODE_VERSION}" build_binaries_dir "${kube_node}")"
 
   # The folder a user would bring for the upgrade: the release's server/bin
   # plus the etcd, CoreDNS and pause archives that change.
@@ -732,20 +687,10 @@ main() {
   # kind's node image holds its containerd sandbox image, not kubeadm's
   # pause, which kubeadm's upgrade health check runs
   new_pause="$(unless_same "${sandbox_dir}" "${PAUSE_DIR}")"
-  local dir_inputs=("=$(declare -f build_image_dir)" "=$(stamp_of "${kube_up}")")
-  for x in ${CP_DIRS} ${new_etcd} ${new_coredns} ${new_pause}; do
-    dir_inputs+=("=$(stamp_of "${x}")")
-  done
   local image_dir entry="${E2E_UPGRADE_VERSION}-from-${E2E_NODE_VERSION}"
-  image_dir="$(cached artifacts "${entry}" "$(mkkey "${entry}" "${dir_inputs[@]}")" \
-    build_image_dir "${E2E_UPGRADE_VERSION}" "${kube_up}" "${CP_DIRS}" "${new_etcd}" "${new_coredns}" "${new_pause}")"
-  local tree_inputs=("=$(declare -f build_kube_tree)" "=$(stamp_of "${kube_up}")" "=$(stamp_of "${PAUSE_DIR}")")
-  for x in ${CP_DIRS}; do
-    tree_inputs+=("=$(stamp_of "${x}")")
-  done
+  image_dir="$(cached artifacts "${entry}" build_image_dir "${E2E_UPGRADE_VERSION}" "${kube_up}" "${CP_DIRS}" "${new_etcd}" "${new_coredns}" "${new_pause}")"
   local build_tree
-  build_tree="$(cached artifacts "tree-${E2E_UPGRADE_VERSION}" "$(mkkey "tree-${E2E_UPGRADE_VERSION}" "${tree_inputs[@]}")" \
-    build_kube_tree "${kube_up}" "${CP_DIRS}" "${PAUSE_DIR}")"
+  build_tree="$(cached artifacts "tree-${E2E_UPGRADE_VERSION}" build_kube_tree "${kube_up}" "${CP_DIRS}" "${PAUSE_DIR}")"
 
   log "done in $((SECONDS - start))s"
   printf 'NODE_IMAGE=%s\n' "$(cat "${node_dir}/image-name")"

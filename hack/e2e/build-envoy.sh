@@ -41,8 +41,9 @@ build_envoy_image() {
   old="$(image_id "${name}")"
   mkdir -p "${ctx}/files/usr/local/bin" "${ctx}/files/home/envoy"
   install -m 0755 "${bin}" "${ctx}/files/usr/local/bin/envoy"
+  # the base by its cache entry, which makes the entry an input of this one
   cat >"${ctx}/Dockerfile" <<EOF
-FROM ${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}
+FROM $(cat "${PROXY_BASE_DIR}/image-name")
 COPY files/ /
 WORKDIR /home/envoy
 ENTRYPOINT []

@@ -88,19 +88,12 @@ build_kubernetes() {
   [[ "${got}" == "${version}" ]] || die "kubeadm reports ${got}, want ${version}"
 }
 
-# kubernetes_key VERSION prints the cache key of that version's binaries:
-# the version plus a hash of the recipe (not of the whole file, so comments
-# and unrelated edits do not throw away a 10-minute build).
-kubernetes_key() {
-  printf '%s-%s' "$1" "$(hash_of "=$(declare -f build_kubernetes)" "=${K8S_COMMANDS[*]}" "=$(go env GOVERSION)")"
-}
-
 main() {
   [[ $# -gt 0 ]] || die "usage: $0 VERSION..."
   local v
   for v in "$@"; do
     [[ "${v}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "bad version ${v}"
-    cached bin/kubernetes "${v}" "$(kubernetes_key "${v}")" build_kubernetes "${v}"
+    cached bin/kubernetes "${v}" build_kubernetes "${v}"
   done
 }
 

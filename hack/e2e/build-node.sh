@@ -102,10 +102,12 @@ build_release_tarball() {
   rm -rf "${tree}"
 }
 
-# build_kind_node_image OUT TARBALL BASE_IMAGE NAME ARCHIVES_DIR CA_DIR:
-# `kind build node-image` of TARBALL on BASE_IMAGE, fed by the mirror.
+# build_kind_node_image OUT TARBALL BASE_ENTRY NAME ARCHIVES_DIR CA_DIR:
+# `kind build node-image` of TARBALL on the base image of the cache entry
+# BASE_ENTRY, fed by the mirror.
 build_kind_node_image() {
-  local out="$1" tarball="$2" base="$3" name="$4" archives="$5" ca="$6"
+  local out="$1" tarball="$2" base name="$4" archives="$5" ca="$6"
+  base="$(cat "$3/image-name")"
   local old proxy
   old="$(image_id "${name}")"
   proxy="$(start_mirror "${archives}" "${ca}")"

@@ -17,8 +17,10 @@
 #
 # Cache model: every artifact lives in its own directory
 #   $E2E_CACHE/<group>/<name>
-# and is complete exactly when it holds a stamp file whose content equals the
-# key the caller computed (version + hash of the inputs that produced it).
+# and is complete exactly when it holds a stamp file whose content equals its
+# key: the entry's name and a hash of every input of the function that builds
+# it, derived by derive_key (nobody lists them by hand, so none can be left
+# out).
 # Entries are built in $E2E_CACHE/tmp, stamped, and renamed into place while
 # holding an exclusive flock on $E2E_CACHE/locks/<group>_<name>.lock, so a
 # concurrent run either sees the old complete entry or the new one, and an
@@ -77,13 +79,161 @@ entry_valid() {
   return 0
 }
 
-# cached GROUP NAME KEY FUNC [ARGS...]
-# Ensures $E2E_CACHE/GROUP/NAME is complete for KEY, calling
-# "FUNC TMPDIR ARGS..." to build it into an empty TMPDIR when it is not.
-# Prints the entry's path on stdout.
+# Functions that do not shape what a build produces (they log, lock or
+# locate): left out of derive_key's closure so that rewording a log line does
+# not throw away every entry. Leaving a function off this list only costs a
+# rebuild; a function on it must never change an artifact.
+KEY_NEUTRAL_FUNCTIONS=(log die with_file_lock with_lock unmount_under)
+# Variables that say where things are, not what they are: a cache or a
+# checkout moved elsewhere holds the same artifacts. Their paths are
+# rewritten by key_word instead.
+KEY_LOCATIONS=(E2E_CACHE E2E_DIR REPO_ROOT HOME PATH PWD OLDPWD TMPDIR)
+
+# key_closure FUNC...: FUNC, its FUNC_valid check when there is one, and
+# every function their bodies name, transitively, one per line, sorted.
+key_closure() {
+  local -A defined=() seen=() neutral=()
+  local f word
+  while read -r _ _ f; do defined["${f}"]=1; done < <(declare -F)
+  for f in "${KEY_NEUTRAL_FUNCTIONS[@]}"; do neutral["${f}"]=1; done
+  local queue=("$@")
+  while ((${#queue[@]} > 0)); do
+    f="${queue[0]}"
+    queue=("${queue[@]:1}")
+    if [[ -n "${seen["${f}"]:-}" || -z "${defined["${f}"]:-}" || -n "${neutral["${f}"]:-}" ]]; then
+      continue
+    fi
+    seen["${f}"]=1
+    queue+=("${f}_valid")
+    while read -r word; do
+      queue+=("${word}")
+    done < <(declare -f "${f}" | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u)
+  done
+  printf '%s\n' "${!seen[@]}" | sort
+}
+
+# key_tree DIR: a hash of the files under DIR, by relative name and content;
+# Go tests and test data are left out (go build never reads them).
+key_tree() {
+  (cd "$1" && find . -type f ! -name '*_test.go' ! -path '*/testdata/*' ! -name "${E2E_STAMP}" -print0 |
+    LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum | cut -c1-16
+}
+
+# key_word WORD: what WORD stands for, free of where the cache and the
+# checkout are: a path inside a cache entry is the entry's key plus the rest
+# of the path; a path in the checkout is its relative name and a hash of its
+# content (this repository's own binaries in bin/ by what `BINARY version`
+# prints, so a rebuilt kind with the same version does not rebuild images);
+# anything else is itself.
+key_word() {
+  local w="$1" d repo
+  repo="$(cd "${E2E_DIR}/../.." && pwd)"
+  if [[ "${w}" == "${E2E_CACHE}"/* && -e "${w}" ]]; then
+    d="${w}"
+    while [[ "${d}" == "${E2E_CACHE}"/* ]]; do
+      if [[ -f "${d}/${E2E_STAMP}" ]]; then
+        printf 'entry:%s:%s' "$(cat "${d}/${E2E_STAMP}")" "${w#"${d}"}"
+        return
+      fi
+      d="$(dirname "${d}")"
+    done
+  fi
+  if [[ "${w}" == "${repo}"/* && -e "${w}" ]]; then
+    if [[ "${w}" == "${repo}/bin/"* && -x "${w}" && -f "${w}" ]]; then
+      printf 'repo:%s:%s' "${w#"${repo}"/}" "$("${w}" version 2>/dev/null || sha256sum <"${w}")"
+    elif [[ -d "${w}" ]]; then
+      printf 'repo:%s:%s' "${w#"${repo}"/}" "$(key_tree "${w}")"
+    else
+      printf 'repo:%s:%s' "${w#"${repo}"/}" "$(sha256sum <"${w}" | cut -c1-16)"
+      # a module's go.sum goes with its go.mod
+      if [[ "${w}" == */go.mod && -f "${w%.mod}.sum" ]]; then
+        printf '+%s' "$(sha256sum <"${w%.mod}.sum" | cut -c1-16)"
+      fi
+    fi
+    return
+  fi
+  printf '%s' "${w}"
+}
+
+# key_value STRING: key_word of each of STRING's words.
+key_value() {
+  local w
+  # word splitting on purpose: "a b" lists of paths are common here
+  # shellcheck disable=SC2086
+  for w in $1; do
+    printf '%s ' "$(key_word "${w}")"
+  done
+}
+
+# derive_key NAME FUNC [ARGS...]: the cache key of what "FUNC TMPDIR ARGS..."
+# builds: NAME, then a hash of
+#   - the body of every function in FUNC's closure (key_closure);
+#   - every global variable those bodies read, by key_value (the
+#     location variables of KEY_LOCATIONS left out), arrays whole;
+#   - every checkout file or folder those bodies name as ${E2E_DIR}/...;
+#   - ARGS, by key_value;
+#   - the Go toolchain (version and GOOS, GOARCH, CGO_ENABLED, GOFLAGS) when
+#     a body runs go.
+derive_key() {
+  local name="$1"
+  key_inputs "$@" | sha256sum | cut -c1-16 | sed "s|^|${name}-|"
+}
+
+# key_inputs NAME FUNC [ARGS...]: what derive_key hashes, readable (to see
+# why an entry was rebuilt: diff two runs' output).
+key_inputs() {
+  local _key_name="$1" _key_fn="$2"
+  shift 2
+  local _key_closure _key_bodies
+  # patterns for a literal $NAME or ${NAME and a literal ${E2E_DIR}/PATH
+  # shellcheck disable=SC2016
+  local _key_var_pattern='\$\{?[A-Za-z_][A-Za-z0-9_]*' _key_file_pattern='\$\{E2E_DIR\}/[A-Za-z0-9_./-]+'
+  _key_closure="$(key_closure "${_key_fn}")"
+  # shellcheck disable=SC2086
+  _key_bodies="$(declare -f ${_key_closure})"
+  {
+    printf 'name %s\nfunctions:\n%s\n' "${_key_name}" "${_key_bodies}"
+    local -A _key_skip=()
+    local _key_v
+    for _key_v in "${KEY_LOCATIONS[@]}"; do _key_skip["${_key_v}"]=1; done
+    while read -r _key_v; do
+      [[ -z "${_key_skip["${_key_v}"]:-}" ]] || continue
+      # only globals that are set (a function's locals are not, here)
+      declare -p "${_key_v}" >/dev/null 2>&1 || continue
+      case "$(declare -p "${_key_v}")" in
+      "declare -a"* | "declare -A"*)
+        local -n _key_ref="${_key_v}"
+        printf 'var %s=' "${_key_v}"
+        local _key_item
+        for _key_item in "${_key_ref[@]}"; do printf '%s\n' "$(key_value "${_key_item}")"; done
+        unset -n _key_ref
+        ;;
+      *) printf 'var %s=%s\n' "${_key_v}" "$(key_value "${!_key_v}")" ;;
+      esac
+    done < <(grep -oE "${_key_var_pattern}" <<<"${_key_bodies}" | tr -d '\$\{' | grep -vxE '[0-9]+|BASH.*|FUNCNAME|LINENO|SECONDS|RANDOM|EPOCH.*|PIPESTATUS|OPTIND|OPTARG|IFS|PPID|UID|EUID' | sort -u)
+    local _key_f
+    while read -r _key_f; do
+      if [[ -e "${E2E_DIR}/${_key_f}" ]]; then
+        printf 'file %s\n' "$(key_word "${E2E_DIR}/${_key_f}")"
+      fi
+    done < <(grep -oE "${_key_file_pattern}" <<<"${_key_bodies}" | sed 's|^[^/]*/||' | sort -u)
+    local _key_a
+    for _key_a in "$@"; do printf 'arg %s\n' "$(key_value "${_key_a}")"; done
+    if grep -qE '(^|[[:space:];&|(])go (build|install|mod|run|list|get|env|-C)' <<<"${_key_bodies}"; then
+      printf 'go %s\n' "$(go env GOVERSION GOOS GOARCH CGO_ENABLED GOFLAGS | tr '\n' ' ')"
+    fi
+  }
+}
+
+# cached GROUP NAME FUNC [ARGS...]
+# Ensures $E2E_CACHE/GROUP/NAME is complete for its key (derive_key NAME
+# FUNC ARGS...), calling "FUNC TMPDIR ARGS..." to build it into an empty
+# TMPDIR when it is not. Prints the entry's path on stdout.
 cached() {
-  local group="$1" name="$2" key="$3" fn="$4"
-  shift 4
+  local group="$1" name="$2" fn="$3"
+  shift 3
+  local key
+  key="$(derive_key "${name}" "${fn}" "$@")"
   local dir="${E2E_CACHE}/${group}/${name}"
   if entry_valid "${dir}" "${key}" "${fn}"; then
     printf '%s\n' "${dir}"
@@ -117,7 +267,14 @@ cached() {
   log "building ${group}/${name} (key ${key})"
   local start=${SECONDS} ticker rc=0
   # a build of minutes says it is still at work
-  (while sleep "${E2E_HEARTBEAT:-60}" 2>/dev/null; do log "still building ${group}/${name} ($((SECONDS - start))s)"; done) >/dev/null &
+  # (without the lock and with its sleep's output nowhere: a sleep that
+  # outlives the ticker must hold neither the lock nor the caller's stderr)
+  (
+    exec {fd}>&-
+    while sleep 60 >/dev/null 2>&1; do
+      log "still building ${group}/${name} ($((SECONDS - start))s)"
+    done
+  ) >/dev/null &
   ticker=$!
   "${fn}" "${tmp}" "$@" >&2 || rc=$?
   kill "${ticker}" 2>/dev/null || true
