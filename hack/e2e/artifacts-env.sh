@@ -13,37 +13,33 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Sourced by hack/e2e/run.sh and demo.sh: the versions the e2e
+# Sourced by hack/e2e/run.sh, matrix.sh and demo.sh: the versions the e2e
 # upgrades between (E2E_FROM, E2E_TO; default kind's current line, the
 # pair CI runs), and load_artifacts_env, which builds (or reuses) the
-# offline artifacts for them and sets NODE_IMAGE, IMAGE_DIR, BUILD_TREE,
-# DOWNGRADE_IMAGE_DIR, SOURCE_RELEASE, CANARY_IMAGE, CANARY_TAR and the etcd, CoreDNS and
-# pause images each version's kubeadm lists (FROM_ETCD_IMAGE, TO_ETCD_IMAGE,
-# ...) from hack/e2e/build-artifacts.sh's output.
+# offline artifacts for them and sets MANIFEST to their manifest (see
+# build-artifacts.sh); manifest_field reads one of its fields.
 
-E2E_FROM_VERSION="${E2E_FROM:-v1.36.3}"
-E2E_TO_VERSION="${E2E_TO:-v1.37.2}"
+E2E_FROM="${E2E_FROM:-v1.36.3}"
+E2E_TO="${E2E_TO:-v1.37.2}"
 
-# the keys build-artifacts.sh reports
-E2E_ARTIFACT_KEYS=(NODE_IMAGE IMAGE_DIR BUILD_TREE DOWNGRADE_IMAGE_DIR SOURCE_RELEASE CANARY_IMAGE CANARY_TAR
-  FROM_ETCD_IMAGE FROM_COREDNS_IMAGE FROM_PAUSE_IMAGE TO_ETCD_IMAGE TO_COREDNS_IMAGE TO_PAUSE_IMAGE)
-
+# load_artifacts_env: builds or reuses the artifacts of E2E_FROM -> E2E_TO
+# and sets MANIFEST.
 load_artifacts_env() {
-  local out key value
-  out="$(E2E_NODE_VERSION="${E2E_FROM_VERSION}" E2E_UPGRADE_VERSION="${E2E_TO_VERSION}" \
-    bash "$(dirname "${BASH_SOURCE[0]}")/build-artifacts.sh")"
-  for key in "${E2E_ARTIFACT_KEYS[@]}"; do
-    printf -v "${key}" '%s' ""
-  done
-  while IFS='=' read -r key value; do
-    if [[ " ${E2E_ARTIFACT_KEYS[*]} " == *" ${key} "* ]]; then
-      printf -v "${key}" '%s' "${value}"
-    fi
-  done <<<"${out}"
-  for key in "${E2E_ARTIFACT_KEYS[@]}"; do
-    if [[ -z "${!key}" ]]; then
-      echo "ERROR: hack/e2e/build-artifacts.sh did not report ${key}" >&2
-      return 1
-    fi
-  done
+  MANIFEST="$(E2E_FROM="${E2E_FROM}" E2E_TO="${E2E_TO}" bash "$(dirname "${BASH_SOURCE[0]}")/build-artifacts.sh")"
+  [[ -f "${MANIFEST}" ]] || {
+    echo "ERROR: hack/e2e/build-artifacts.sh wrote no manifest (it printed '${MANIFEST}')" >&2
+    return 1
+  }
+}
+
+# manifest_field FILE KEY: the value of KEY in the manifest FILE (a flat
+# object of strings, one key per line, as write_manifest writes it).
+manifest_field() {
+  local value
+  value="$(sed -n "s/^  \"$2\": \"\(.*\)\",\{0,1\}\$/\1/p" "$1")"
+  [[ -n "${value}" ]] || {
+    echo "ERROR: the manifest $1 has no $2" >&2
+    return 1
+  }
+  printf '%s\n' "${value}"
 }

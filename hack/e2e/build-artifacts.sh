@@ -14,34 +14,39 @@
 # limitations under the License.
 
 # build-artifacts.sh: builds, offline, everything the upgrade e2e tests need
-# and prints where it is (key=value lines on stdout, logs on stderr):
+# for the pair E2E_FROM -> E2E_TO (default v1.36.3 -> v1.37.2), writes the
+# artifacts' manifest and prints its path (the only line on stdout; logs go
+# to stderr). The manifest, $E2E_CACHE/manifests/FROM-to-TO.json, is a flat
+# JSON object (read by test/e2e/manifest and by manifest_field in
+# artifacts-env.sh):
 #
-#   NODE_IMAGE      kind node image at E2E_NODE_VERSION (default v1.36.3),
-#                   every image its kubeadm needs preloaded
-#   IMAGE_DIR       what a user brings to `kind alpha upgrade --image-dir`
-#                   for E2E_UPGRADE_VERSION (default v1.37.2): a release-like
-#                   kubernetes/server/bin/ plus etcd.tar and coredns.tar
-#                   for those images that differ from the node version's,
-#                   and pause.tar (kind's nodes lack kubeadm's pause)
-#   BUILD_TREE      a Kubernetes source tree's _output/ after `make
-#                   quick-release` of E2E_UPGRADE_VERSION: binaries in
+#   nodeImage       kind node image at FROM, every image its kubeadm needs
+#                   preloaded
+#   imageDir        what a user brings to `kind alpha upgrade --image-dir`
+#                   for TO: a release-like kubernetes/server/bin/ plus
+#                   etcd.tar and coredns.tar for those images that differ
+#                   from FROM's, and pause.tar (kind's nodes lack kubeadm's
+#                   pause)
+#   buildTree       a Kubernetes source tree's _output/ after `make
+#                   quick-release` of TO: binaries in
 #                   _output/dockerized/bin/linux/amd64/, image archives in
 #                   _output/release-images/amd64/
-#   DOWNGRADE_IMAGE_DIR  kubeadm, kubelet and kubectl at E2E_NODE_VERSION
-#                   (a flat folder: what an accidental downgrade brings)
-#   SOURCE_RELEASE  the kubernetes-server-linux-amd64.tar.gz of
-#                   E2E_NODE_VERSION (the node image is built from it)
-#   TO_ETCD_IMAGE, TO_COREDNS_IMAGE, TO_PAUSE_IMAGE, FROM_ETCD_IMAGE, ...
+#   downgradeImageDir  kubeadm, kubelet and kubectl at FROM (a flat folder:
+#                   what an accidental downgrade brings)
+#   sourceRelease   the kubernetes-server-linux-amd64.tar.gz of FROM (the
+#                   node image is built from it)
+#   fromEtcdImage, fromCoreDNSImage, fromPauseImage, toEtcdImage, ...
 #                   the images kubeadm lists for each version
-#   CANARY_IMAGE    the test workload image (also loaded in Docker)
-#   CANARY_TAR      the same as a docker-archive
-#   KUBECTL         a host kubectl at E2E_NODE_VERSION
+#   canaryImage     the test workload image (also loaded in Docker)
+#   canaryArchive   the same as a docker-archive
+#   kubectl         a host kubectl at FROM
 #
 # Sources: Go modules (Kubernetes, etcd, CoreDNS, crictl) and Debian
 # packages (debootstrap). Every piece is cached under
 #   ${KIND_UPGRADE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kind-upgrade-e2e}
-# keyed by version + a hash of its recipe and inputs (see lib.sh), so a warm
-# run only checks stamps. Needs root and Docker (runs docker-setup.sh).
+# keyed by a hash of everything its build reads (derive_key in lib.sh), so a
+# warm run only checks stamps. Needs root and a running Docker engine (make
+# host-setup).
 
 set -o errexit -o nounset -o pipefail
 
@@ -50,8 +55,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=build-kubernetes.sh
 source "${E2E_DIR}/build-kubernetes.sh"
 
-E2E_NODE_VERSION="${E2E_NODE_VERSION:-v1.36.3}"
-E2E_UPGRADE_VERSION="${E2E_UPGRADE_VERSION:-v1.37.2}"
+E2E_FROM="${E2E_FROM:-v1.36.3}"
+E2E_TO="${E2E_TO:-v1.37.2}"
 # the newest version of its Go module the proxy serves (kind ships v0.0.34)
 LOCAL_PATH_PROVISIONER_VERSION="${LOCAL_PATH_PROVISIONER_VERSION:-v0.0.30}"
 # this repository's kind: its `build node-image` is kind's builder
@@ -425,7 +430,7 @@ lock_free() {
 # build holds their entry's lock.
 cleanup_leftovers() {
   local c
-  if lock_free images_kind-base && lock_free images_node-"${E2E_NODE_VERSION}"; then
+  if lock_free images_kind-base && lock_free images_node-"${E2E_FROM}"; then
     stop_mirror
     for c in $(docker ps -a --format '{{.Names}}' | grep '^kind-build-' || true); do
       log "removing leftover build container ${c}"
@@ -602,7 +607,7 @@ build_local_path_provisioner() {
 main() {
   [[ "$(id -u)" == 0 ]] || die "must run as root (debootstrap, Docker)"
   local start=${SECONDS}
-  "${E2E_DIR}/docker-setup.sh"
+  docker info >/dev/null 2>&1 || die "no Docker engine answers: run make host-setup (hack/e2e/docker-setup.sh) first"
   mkdir -p "${E2E_CACHE}"
   log "cache: ${E2E_CACHE}"
   [[ -x "${KIND}" ]] || die "no kind binary at ${KIND}: run make build"
@@ -620,11 +625,11 @@ main() {
 
   # Kubernetes first: by far the longest build.
   local v
-  for v in "${E2E_NODE_VERSION}" "${E2E_UPGRADE_VERSION}"; do
+  for v in "${E2E_FROM}" "${E2E_TO}"; do
     cached bin/kubernetes "${v}" build_kubernetes "${v}" >/dev/null
   done
-  local kube_node="${E2E_CACHE}/bin/kubernetes/${E2E_NODE_VERSION}"
-  local kube_up="${E2E_CACHE}/bin/kubernetes/${E2E_UPGRADE_VERSION}"
+  local kube_node="${E2E_CACHE}/bin/kubernetes/${E2E_FROM}"
+  local kube_up="${E2E_CACHE}/bin/kubernetes/${E2E_TO}"
 
   # keyed by the programs' sources (derive_key leaves tests out: editing a
   # test rebuilds nothing)
@@ -661,52 +666,78 @@ main() {
 
   # The node image: kind's builder, fed by the mirror with the images it
   # does not build (etcd, CoreDNS, the sandbox image, the add-ons).
-  version_images "${E2E_NODE_VERSION}" "-amd64"
+  version_images "${E2E_FROM}" "-amd64"
   local sandbox sandbox_dir
   sandbox="$(kind_sandbox_image "${KIND_BASE}")"
   ensure_static_image sandbox_dir "${HELPERS_DIR}/pause" '["/pause"]' '[]' "${sandbox}"
   local mirror_dirs=("${ETCD_DIR}" "${COREDNS_DIR}" "${sandbox_dir}" "${KINDNETD_DIR}" "${LOCAL_PATH_DIR}" "${LOCAL_PATH_HELPER_DIR}")
   local archives
-  archives="$(cached artifacts "mirror-${E2E_NODE_VERSION}" build_mirror_archives "${mirror_dirs[@]}")"
+  archives="$(cached artifacts "mirror-${E2E_FROM}" build_mirror_archives "${mirror_dirs[@]}")"
   local release
-  release="$(cached artifacts "release-${E2E_NODE_VERSION}" build_release_tarball "${E2E_NODE_VERSION}" "${kube_node}" "${CP_DIRS}")"
+  release="$(cached artifacts "release-${E2E_FROM}" build_release_tarball "${E2E_FROM}" "${kube_node}" "${CP_DIRS}")"
   local node_dir
-  node_dir="$(cached images "node-${E2E_NODE_VERSION}" build_kind_node_image "${release}/kubernetes-server-linux-amd64.tar.gz" "${base_dir}" \
-    "${NODE_IMAGE_REPO}:${E2E_NODE_VERSION}" "${archives}" "${ca}")"
+  node_dir="$(cached images "node-${E2E_FROM}" build_kind_node_image "${release}/kubernetes-server-linux-amd64.tar.gz" "${base_dir}" \
+    "${NODE_IMAGE_REPO}:${E2E_FROM}" "${archives}" "${ca}")"
 
   local from_etcd="${ETCD_DIR}" from_coredns="${COREDNS_DIR}" from_pause="${PAUSE_DIR}"
   local downgrade_dir
-  downgrade_dir="$(cached artifacts "binaries-${E2E_NODE_VERSION}" build_binaries_dir "${kube_node}")"
+  downgrade_dir="$(cached artifacts "binaries-${E2E_FROM}" build_binaries_dir "${kube_node}")"
 
   # The folder a user would bring for the upgrade: the release's server/bin
   # plus the etcd, CoreDNS and pause archives that change.
-  version_images "${E2E_UPGRADE_VERSION}" "-amd64"
+  version_images "${E2E_TO}" "-amd64"
   local new_etcd new_coredns new_pause
   new_etcd="$(unless_same "${from_etcd}" "${ETCD_DIR}")"
   new_coredns="$(unless_same "${from_coredns}" "${COREDNS_DIR}")"
   # kind's node image holds its containerd sandbox image, not kubeadm's
   # pause, which kubeadm's upgrade health check runs
   new_pause="$(unless_same "${sandbox_dir}" "${PAUSE_DIR}")"
-  local image_dir entry="${E2E_UPGRADE_VERSION}-from-${E2E_NODE_VERSION}"
-  image_dir="$(cached artifacts "${entry}" build_image_dir "${E2E_UPGRADE_VERSION}" "${kube_up}" "${CP_DIRS}" "${new_etcd}" "${new_coredns}" "${new_pause}")"
+  local image_dir entry="${E2E_TO}-from-${E2E_FROM}"
+  image_dir="$(cached artifacts "${entry}" build_image_dir "${E2E_TO}" "${kube_up}" "${CP_DIRS}" "${new_etcd}" "${new_coredns}" "${new_pause}")"
   local build_tree
-  build_tree="$(cached artifacts "tree-${E2E_UPGRADE_VERSION}" build_kube_tree "${kube_up}" "${CP_DIRS}" "${PAUSE_DIR}")"
+  build_tree="$(cached artifacts "tree-${E2E_TO}" build_kube_tree "${kube_up}" "${CP_DIRS}" "${PAUSE_DIR}")"
 
   log "done in $((SECONDS - start))s"
-  printf 'NODE_IMAGE=%s\n' "$(cat "${node_dir}/image-name")"
-  printf 'NODE_VERSION=%s\n' "${E2E_NODE_VERSION}"
-  printf 'UPGRADE_VERSION=%s\n' "${E2E_UPGRADE_VERSION}"
-  printf 'IMAGE_DIR=%s\n' "${image_dir}"
-  printf 'BUILD_TREE=%s\n' "${build_tree}"
-  printf 'DOWNGRADE_IMAGE_DIR=%s\n' "${downgrade_dir}"
-  printf 'SOURCE_RELEASE=%s\n' "${release}/kubernetes-server-linux-amd64.tar.gz"
-  printf 'FROM_ETCD_IMAGE=%s\nFROM_COREDNS_IMAGE=%s\nFROM_PAUSE_IMAGE=%s\n' \
-    "$(head -n1 "${from_etcd}/image-names")" "$(head -n1 "${from_coredns}/image-names")" "$(head -n1 "${from_pause}/image-names")"
-  printf 'TO_ETCD_IMAGE=%s\nTO_COREDNS_IMAGE=%s\nTO_PAUSE_IMAGE=%s\n' \
-    "$(head -n1 "${ETCD_DIR}/image-names")" "$(head -n1 "${COREDNS_DIR}/image-names")" "$(head -n1 "${PAUSE_DIR}/image-names")"
-  printf 'CANARY_IMAGE=%s\n' "${CANARY_IMAGE}"
-  printf 'CANARY_TAR=%s\n' "${CANARY_DIR}/image.tar"
-  printf 'KUBECTL=%s\n' "${kube_node}/kubectl"
+  local manifest="${E2E_CACHE}/manifests/${E2E_FROM}-to-${E2E_TO}.json"
+  write_manifest "${manifest}" \
+    from "${E2E_FROM}" \
+    to "${E2E_TO}" \
+    nodeImage "$(cat "${node_dir}/image-name")" \
+    imageDir "${image_dir}" \
+    buildTree "${build_tree}" \
+    downgradeImageDir "${downgrade_dir}" \
+    sourceRelease "${release}/kubernetes-server-linux-amd64.tar.gz" \
+    fromEtcdImage "$(head -n1 "${from_etcd}/image-names")" \
+    fromCoreDNSImage "$(head -n1 "${from_coredns}/image-names")" \
+    fromPauseImage "$(head -n1 "${from_pause}/image-names")" \
+    toEtcdImage "$(head -n1 "${ETCD_DIR}/image-names")" \
+    toCoreDNSImage "$(head -n1 "${COREDNS_DIR}/image-names")" \
+    toPauseImage "$(head -n1 "${PAUSE_DIR}/image-names")" \
+    canaryImage "${CANARY_IMAGE}" \
+    canaryArchive "${CANARY_DIR}/image.tar" \
+    kubectl "${kube_node}/kubectl"
+  printf '%s\n' "${manifest}"
+}
+
+# write_manifest FILE KEY VALUE...: the artifacts' manifest, the one place
+# the e2e harness (test/e2e/manifest) and the scripts (manifest_field in
+# artifacts-env.sh) learn where everything is: a flat JSON object of
+# strings, one key per line, written whole or not at all.
+write_manifest() {
+  local file="$1" sep=""
+  shift
+  mkdir -p "$(dirname "${file}")"
+  {
+    printf '{\n'
+    while (($# > 0)); do
+      [[ -n "$2" && "$2" != *[\"\\]* ]] || die "manifest: bad value for $1: '$2'"
+      printf '%s  "%s": "%s"' "${sep}" "$1" "$2"
+      sep=$',\n'
+      shift 2
+    done
+    printf '\n}\n'
+  } >"${file}.part"
+  mv "${file}.part" "${file}"
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

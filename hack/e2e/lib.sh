@@ -168,7 +168,7 @@ key_value() {
 # derive_key NAME FUNC [ARGS...]: the cache key of what "FUNC TMPDIR ARGS..."
 # builds: NAME, then a hash of
 #   - the body of every function in FUNC's closure (key_closure);
-#   - every global variable those bodies read, by key_value (the
+#   - every global (upper-case) variable those bodies read, by key_value (the
 #     location variables of KEY_LOCATIONS left out), arrays whole;
 #   - every checkout file or folder those bodies name as ${E2E_DIR}/...;
 #   - ARGS, by key_value;
@@ -187,7 +187,7 @@ key_inputs() {
   local _key_closure _key_bodies
   # patterns for a literal $NAME or ${NAME and a literal ${E2E_DIR}/PATH
   # shellcheck disable=SC2016
-  local _key_var_pattern='\$\{?[A-Za-z_][A-Za-z0-9_]*' _key_file_pattern='\$\{E2E_DIR\}/[A-Za-z0-9_./-]+'
+  local _key_var_pattern='\$\{?[A-Z_][A-Z0-9_]*\b' _key_file_pattern='\$\{E2E_DIR\}/[A-Za-z0-9_./-]+'
   _key_closure="$(key_closure "${_key_fn}")"
   # shellcheck disable=SC2086
   _key_bodies="$(declare -f ${_key_closure})"
@@ -198,7 +198,9 @@ key_inputs() {
     for _key_v in "${KEY_LOCATIONS[@]}"; do _key_skip["${_key_v}"]=1; done
     while read -r _key_v; do
       [[ -z "${_key_skip["${_key_v}"]:-}" ]] || continue
-      # only globals that are set (a function's locals are not, here)
+      # only globals that are set: upper-case names by this repository's
+      # convention (lower-case ones are locals, and a caller's locals are
+      # visible here)
       declare -p "${_key_v}" >/dev/null 2>&1 || continue
       case "$(declare -p "${_key_v}")" in
       "declare -a"* | "declare -A"*)
@@ -208,7 +210,7 @@ key_inputs() {
         for _key_item in "${_key_ref[@]}"; do printf '%s\n' "$(key_value "${_key_item}")"; done
         unset -n _key_ref
         ;;
-      *) printf 'var %s=%s\n' "${_key_v}" "$(key_value "${!_key_v}")" ;;
+      *) printf 'var %s=%s\n' "${_key_v}" "$(key_value "${!_key_v-}")" ;;
       esac
     done < <(grep -oE "${_key_var_pattern}" <<<"${_key_bodies}" | tr -d '\$\{' | grep -vxE '[0-9]+|BASH.*|FUNCNAME|LINENO|SECONDS|RANDOM|EPOCH.*|PIPESTATUS|OPTIND|OPTARG|IFS|PPID|UID|EUID' | sort -u)
     local _key_f

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // settle is how long `kind alpha upgrade` keeps watching a control-plane
@@ -50,7 +51,7 @@ const (
 )
 
 // stepWork says what kind of work a step of `kind alpha upgrade` is.
-func stepWork(s span) string {
+func stepWork(s timeline.Span) string {
 	switch s.StepID {
 	case cluster.UpgradeStepControlPlaneApply, cluster.UpgradeStepControlPlaneNode, cluster.UpgradeStepKubeletsUpgradeNode,
 		cluster.UpgradeStepKubeletsDrain,
@@ -71,12 +72,12 @@ func stepWork(s span) string {
 // such step runs then, else as loading if a loading step runs, else as
 // overhead. The settle margin at the end of "waiting for the control-plane
 // pods and /readyz" counts as overhead.
-func timeSplit(events []event) (map[string]float64, float64, error) {
-	spans, err := spansOf(events)
+func timeSplit(events []timeline.Event) (map[string]float64, float64, error) {
+	spans, err := timeline.SpansOf(events)
 	if err != nil {
 		return nil, 0, err
 	}
-	var total span
+	var total timeline.Span
 	found := false
 	for _, s := range spans {
 		if s.Kind == "upgrade" {
@@ -118,8 +119,8 @@ func timeSplit(events []event) (map[string]float64, float64, error) {
 
 // overheadSteps sums, by step name, the durations of the steps that are
 // overhead (over all nodes): where to look for the tool's own time.
-func overheadSteps(events []event) (map[string]float64, error) {
-	spans, err := spansOf(events)
+func overheadSteps(events []timeline.Event) (map[string]float64, error) {
+	spans, err := timeline.SpansOf(events)
 	if err != nil {
 		return nil, err
 	}

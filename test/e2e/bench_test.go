@@ -27,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // Environment of the benchmark (hack/e2e/run.sh bench sets it).
@@ -220,11 +222,11 @@ func (h *harness) toolUpgrade(run benchRun, imageDir, to string, extra ...string
 	if err != nil {
 		return run, err
 	}
-	_, run.Phases, _, err = phaseTimes(out)
+	_, run.Phases, _, err = timeline.PhaseTimes(out)
 	if err != nil {
 		return run, err
 	}
-	events, err := parseEvents(out)
+	events, err := timeline.Parse(out)
 	if err != nil {
 		return run, err
 	}

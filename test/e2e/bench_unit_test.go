@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 func TestTimeSplit(t *testing.T) {
@@ -59,7 +60,7 @@ func TestTimeSplit(t *testing.T) {
 	// loading overlapping Kubernetes work counts as Kubernetes work
 	add(cluster.UpgradeStepLoadStage, "c", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", 61, 63)
 	add(cluster.UpgradeStepKubeletsUncordon, "a", "uncordoning", 85, 86)
-	events, err := parseEvents(strings.Join(lines, "\n"))
+	events, err := timeline.Parse(strings.Join(lines, "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

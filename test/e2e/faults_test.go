@@ -29,6 +29,9 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/faultchain"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // envFaults picks the fault chain: "full" (make e2e-faults) or "short" (the
@@ -53,36 +56,36 @@ nodes:
 // `docker exec`, then restarts a worker's container in the middle of its
 // kubelet upgrade. Each run resumes the previous one and is stopped at the
 // next point.
-var fullChain = []faultPoint{
-	{StepID: cluster.UpgradeStepPreflightImages, Action: faultSIGINT},
-	{StepID: cluster.UpgradeStepLoadStage, Node: "control-plane", AtBoundary: true, Action: faultSIGKILL},
-	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultSIGKILL},
-	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", Delay: 20 * time.Second, Action: faultSIGINT},
+var fullChain = []faultchain.Point{
+	{StepID: cluster.UpgradeStepPreflightImages, Action: faultchain.SIGINT},
+	{StepID: cluster.UpgradeStepLoadStage, Node: "control-plane", AtBoundary: true, Action: faultchain.SIGKILL},
+	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultchain.SIGKILL},
+	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", Delay: 20 * time.Second, Action: faultchain.SIGINT},
 	// right after the control-plane phase (one control-plane node: its pods
 	// are waited for in the kubelets phase)
-	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", AtBoundary: true, Action: faultSIGKILL},
-	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "control-plane", AtBoundary: true, Action: faultSIGINT},
-	{StepID: cluster.UpgradeStepKubeletsRestart, Node: "control-plane", Action: faultKillExec, Exec: "restart kubelet"},
-	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultKillExec, Exec: "upgrade node"},
-	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
-	{StepID: cluster.UpgradeStepKubeletsUncordon, Node: "worker", AtBoundary: true, Action: faultSIGINT},
-	{StepID: cluster.UpgradeStepKubeletsInstall, Node: "worker2", Action: faultRestartNode},
+	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", AtBoundary: true, Action: faultchain.SIGKILL},
+	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "control-plane", AtBoundary: true, Action: faultchain.SIGINT},
+	{StepID: cluster.UpgradeStepKubeletsRestart, Node: "control-plane", Action: faultchain.KillExec, Exec: "restart kubelet"},
+	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultchain.KillExec, Exec: "upgrade node"},
+	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultchain.SIGKILL},
+	{StepID: cluster.UpgradeStepKubeletsUncordon, Node: "worker", AtBoundary: true, Action: faultchain.SIGINT},
+	{StepID: cluster.UpgradeStepKubeletsInstall, Node: "worker2", Action: faultchain.RestartNode},
 }
 
 // shortChain is the subset make test runs: inside an image import, inside
 // kubeadm upgrade node on a worker (its docker exec killed) and 0.5 s into
 // that worker's kubectl drain.
-var shortChain = []faultPoint{
-	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultSIGKILL},
-	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultKillExec, Exec: "upgrade node"},
-	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultSIGKILL},
+var shortChain = []faultchain.Point{
+	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultchain.SIGKILL},
+	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultchain.KillExec, Exec: "upgrade node"},
+	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultchain.SIGKILL},
 }
 
 // faultRun is one run of the chain.
 type faultRun struct {
-	point    *faultPoint // nil for the last run, which must finish
-	raw      string      // its --output json
-	events   []event
+	point    *faultchain.Point // nil for the last run, which must finish
+	raw      string            // its --output json
+	events   []timeline.Event
 	stderr   string
 	fired    time.Time
 	exitErr  error
@@ -113,7 +116,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 // faultedRun runs `kind alpha upgrade --output json` and applies the first
 // fault pick (when not nil) returns for one of its events. It returns when
 // the run has ended and the fault's own work (a node restart) is done.
-func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faultRun {
+func (h *harness) faultedRun(imageDir string, pick func(timeline.Event) *faultchain.Point) faultRun {
 	cmd := exec.Command(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
 	// a SIGKILLed run's docker exec children may hold its pipes for long
 	cmd.WaitDelay = 5 * time.Second
@@ -123,11 +126,11 @@ func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faul
 	var raw strings.Builder
 	var mu sync.Mutex
 	var faultDone sync.WaitGroup
-	fire := func(p *faultPoint) {
+	fire := func(p *faultchain.Point) {
 		defer faultDone.Done()
-		if p.Exec != "" && p.Action != faultKillExec {
+		if p.Exec != "" && p.Action != faultchain.KillExec {
 			// inside the command itself: once its docker exec runs
-			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && execChild(cmd.Process.Pid, p.Exec) == 0; {
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && faultchain.ExecChild(cmd.Process.Pid, p.Exec) == 0; {
 				time.Sleep(5 * time.Millisecond)
 			}
 		}
@@ -136,14 +139,14 @@ func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faul
 		run.fired = time.Now()
 		mu.Unlock()
 		switch p.Action {
-		case faultSIGINT:
+		case faultchain.SIGINT:
 			_ = cmd.Process.Signal(os.Interrupt)
-		case faultSIGKILL:
+		case faultchain.SIGKILL:
 			_ = cmd.Process.Kill()
-		case faultKillExec:
+		case faultchain.KillExec:
 			deadline := time.Now().Add(time.Minute)
 			for time.Now().Before(deadline) {
-				if child := execChild(cmd.Process.Pid, p.Exec); child != 0 {
+				if child := faultchain.ExecChild(cmd.Process.Pid, p.Exec); child != 0 {
 					_ = syscall.Kill(child, syscall.SIGKILL)
 					mu.Lock()
 					run.fired = time.Now()
@@ -155,7 +158,7 @@ func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faul
 			mu.Lock()
 			run.fired = time.Time{}
 			mu.Unlock()
-		case faultRestartNode:
+		case faultchain.RestartNode:
 			_, _ = h.run(nil, "docker", "restart", h.name+"-"+p.Node)
 		}
 	}
@@ -163,7 +166,7 @@ func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faul
 		mu.Lock()
 		defer mu.Unlock()
 		raw.WriteString(line + "\n")
-		evs, err := parseEvents(line)
+		evs, err := timeline.Parse(line)
 		if err != nil || len(evs) != 1 || pick == nil || run.point != nil {
 			return
 		}
@@ -183,7 +186,7 @@ func (h *harness) faultedRun(imageDir string, pick func(event) *faultPoint) faul
 	mu.Lock()
 	defer mu.Unlock()
 	run.raw, run.stderr = raw.String(), stderr.String()
-	run.events, _ = parseEvents(run.raw)
+	run.events, _ = timeline.Parse(run.raw)
 	what := "to the end"
 	if run.point != nil {
 		what = run.point.String()
@@ -198,13 +201,13 @@ func (h *harness) checkFaulted(run faultRun) error {
 	if run.fired.IsZero() {
 		return fmt.Errorf("the run never reached %s (exit: %v):\n%s", p, run.exitErr, lastLines(run.stderr, 15))
 	}
-	if err := p.landedInside(run.events, h.name, run.fired); err != nil {
+	if err := p.LandedInside(run.events, h.name, run.fired); err != nil {
 		return err
 	}
 	switch {
-	case run.exitErr == nil && p.Action != faultRestartNode:
+	case run.exitErr == nil && p.Action != faultchain.RestartNode:
 		return fmt.Errorf("the run finished although it was stopped by %s", p)
-	case p.Action == faultSIGINT && !strings.Contains(run.stderr, "run the same command again"):
+	case p.Action == faultchain.SIGINT && !strings.Contains(run.stderr, "run the same command again"):
 		return fmt.Errorf("the interrupted run did not say how to continue:\n%s", lastLines(run.stderr, 15))
 	}
 	return nil
@@ -226,7 +229,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs Docker and the offline artifacts (make e2e-faults)")
 	}
-	var chain []faultPoint
+	var chain []faultchain.Point
 	switch os.Getenv(envFaults) {
 	case "full":
 		chain = fullChain
@@ -248,7 +251,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 		_, err := h.canary("write", "/data/canary.txt", token)
 		return err
 	})
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error { return h.writeEtcdKeys(token) })
+	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.writeEtcdKeys(token) })
 
 	full := os.Getenv(envFaults) == "full"
 	// the chain's --image-dir: a folder of symlinks to the good one, at a
@@ -259,7 +262,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	if full {
 		h.badInputs(goodDir, imageDir)
 	}
-	driver := newChainDriver(h.name, chain, full)
+	driver := faultchain.NewDriver(h.name, chain, full)
 	var runs []faultRun
 	var report strings.Builder
 	fmt.Fprintf(&report, "Fault chain (%s) %s -> %s on 1 control-plane node and 2 workers:\n", os.Getenv(envFaults), from, to)
@@ -271,7 +274,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	var final faultRun
 	for len(runs) < maxRuns {
 		t.Logf("run %d of the chain", len(runs)+1)
-		run := h.faultedRun(imageDir, driver.pick)
+		run := h.faultedRun(imageDir, driver.Pick)
 		runs = append(runs, run)
 		what := "not stopped"
 		if run.point != nil {
@@ -298,14 +301,14 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 			continue
 		}
 		p := *run.point
-		driver.fired(p)
+		driver.Fired(p)
 		err := h.checkFaulted(run)
 		line(run, p.String(), err)
 		h.suite.add(fmt.Sprintf("run %d is stopped by %s", len(runs), p), run.duration, err)
 		if err != nil {
 			t.Errorf("run %d: %v", len(runs), err)
 		}
-		if p.Action != faultRestartNode {
+		if p.Action != faultchain.RestartNode {
 			continue
 		}
 		node := h.name + "-" + p.Node
@@ -345,10 +348,10 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	}
 	h.check("every fault point of the chain was reached", func() error {
 		var missed []string
-		for _, p := range driver.missed() {
+		for _, p := range driver.Missed() {
 			missed = append(missed, p.String())
 		}
-		return joinProblems("never reached", missed)
+		return timeline.JoinProblems("never reached", missed)
 	})
 	h.must("a last run finishes the upgrade", func() error {
 		if final.exitErr != nil || final.raw == "" {
@@ -363,14 +366,15 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 		seen := map[string]bool{}
 		for _, r := range runs {
 			for _, ev := range r.events {
-				k := boundaryKey(ev)
-				if ev.Kind == "step" && ev.Event == "finished" && ev.Outcome == "success" && !driver.used[k] && !driver.explicitStep(ev) && !seen[k] {
+				k := faultchain.BoundaryKey(ev)
+				if ev.Kind == "step" && ev.Event == "finished" && ev.Outcome == "success" && !driver.Used(k) && !driver.ExplicitStep(ev) && !seen[k] {
 					seen[k] = true
 					passed = append(passed, k)
 				}
 			}
 		}
-		fmt.Fprintf(&report, "%d step boundaries stopped a run; %d explicit points inside steps; steps that finished while another fault stopped the run, without one of their own: %d\n", len(driver.used), driver.next, len(passed))
+		boundaries, explicit := driver.Counts()
+		fmt.Fprintf(&report, "%d step boundaries stopped a run; %d explicit points inside steps; steps that finished while another fault stopped the run, without one of their own: %d\n", boundaries, explicit, len(passed))
 		for _, k := range passed {
 			fmt.Fprintf(&report, "  %s\n", k)
 		}
@@ -379,11 +383,11 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	t.Log("\n" + report.String())
 
 	h.check("no finished work ran twice across the chain", func() error {
-		var all [][]event
+		var all [][]timeline.Event
 		for _, r := range runs {
 			all = append(all, r.events)
 		}
-		if repeated := repeatedWork(all, nil); len(repeated) > 0 {
+		if repeated := faultchain.RepeatedWork(all, nil); len(repeated) > 0 {
 			return fmt.Errorf("work done again:\n  %s", strings.Join(repeated, "\n  "))
 		}
 		return nil
@@ -412,12 +416,12 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 			return err
 		})
 	})
-	h.check(fmt.Sprintf("the %d ConfigMaps written before read back", etcdKeys), func() error {
+	h.check(fmt.Sprintf("the %d ConfigMaps written before read back", etcdcheck.Keys), func() error {
 		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
 		if err != nil {
 			return err
 		}
-		return checkEtcdKeys(out, token)
+		return etcdcheck.CheckKeys(out, token)
 	})
 }
 

@@ -26,6 +26,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/probe"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // envHA turns the HA test on: it needs five node containers and takes
@@ -177,7 +181,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		}
 		return nil
 	})
-	identify := func(c *x509.Certificate) string { return identifyServer(c, cpIPs) }
+	identify := func(c *x509.Certificate) string { return probe.IdentifyServer(c, cpIPs) }
 
 	h.must("deploy the canaries", func() error { return h.deployCanaries(haWorkloads, workers[0]) })
 	h.must("the canary runs one replica on each worker", func() error {
@@ -188,7 +192,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		_, err := h.canary("write", "/data/canary.txt", token)
 		return err
 	})
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error { return h.writeEtcdKeys(token) })
+	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.writeEtcdKeys(token) })
 	// not a must: the measured upgrade is worth running even if this way
 	// of asking etcd fails
 	h.check("etcd has a healthy member on each control-plane node before the upgrade", func() error {
@@ -204,7 +208,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return checkEtcdMembers(members, status, controlPlanes, version)
+		return etcdcheck.CheckMembers(members, status, controlPlanes, version)
 	})
 	addonsBefore, _ := h.addonImages()
 	serviceURL := "http://canary.default.svc.cluster.local/"
@@ -223,24 +227,24 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	h.must("the canary answers HTTP through its Service before", httpCheck)
 
 	// the probes run from here until the upgrade returned
-	var api *apiProbe
+	var api *probe.APIProbe
 	h.must("start probing the API through the load balancer's host port", func() error {
 		out, err := h.runStdout(h.kind, "get", "kubeconfig", "--name", h.name)
 		if err != nil {
 			return err
 		}
-		creds, err := parseKubeconfig([]byte(out))
+		creds, err := probe.ParseKubeconfig([]byte(out))
 		if err != nil {
 			return err
 		}
-		api, err = startAPIProbe(creds, "/api/v1/namespaces/default", probeInterval, identify)
+		api, err = probe.StartAPIProbe(creds, "/api/v1/namespaces/default", probe.Interval, identify)
 		return err
 	})
-	stopAPI := func() []sample {
+	stopAPI := func() []probe.Sample {
 		if api == nil {
 			return nil
 		}
-		samples := api.stop()
+		samples := api.Stop()
 		api = nil
 		return samples
 	}
@@ -251,7 +255,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		if canaryIP, err = h.kubectl("get", "service", "canary", "-o", "jsonpath={.spec.clusterIP}"); err != nil {
 			return err
 		}
-		r := strings.NewReplacer("IMAGE", "docker.io/"+getenv(t, envCanaryImage), "URL", "http://"+strings.TrimSpace(canaryIP)+"/", "INTERVAL", probeInterval.String())
+		r := strings.NewReplacer("IMAGE", "docker.io/"+getenv(t, envCanaryImage), "URL", "http://"+strings.TrimSpace(canaryIP)+"/", "INTERVAL", probe.Interval.String())
 		if err := h.apply(r.Replace(canaryProbers)); err != nil {
 			return err
 		}
@@ -266,9 +270,9 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 			if len(probers) != h.nodeCount {
 				return fmt.Errorf("%d probers, want one on each of the %d nodes", len(probers), h.nodeCount)
 			}
-			_, split := bySource(samples)
+			_, split := probe.BySource(samples)
 			for node := range probers {
-				if len(answeredBy(split[node])) == 0 {
+				if len(probe.AnsweredBy(split[node])) == 0 {
 					return fmt.Errorf("the prober on %s has not reached the canary yet", node)
 				}
 			}
@@ -286,41 +290,41 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	if canaryErr == nil {
 		_, canaryErr = h.kubectl("delete", "daemonset", "canary-prober", "--wait=false")
 	}
-	writeFile(t, h.artifacts, "api-probe.log", formatSamples(apiSamples))
-	writeFile(t, h.artifacts, "canary-probe.log", formatSamples(canarySamples))
+	writeFile(t, h.artifacts, "api-probe.log", probe.FormatSamples(apiSamples))
+	writeFile(t, h.artifacts, "canary-probe.log", probe.FormatSamples(canarySamples))
 
 	// the report first: it is what tells a failure apart
-	parsed, eventsErr := parseEvents(events)
-	var spans []span
+	parsed, eventsErr := timeline.Parse(events)
+	var spans []timeline.Span
 	if eventsErr == nil {
-		spans, eventsErr = spansOf(parsed)
+		spans, eventsErr = timeline.SpansOf(parsed)
 	}
-	ha := haReport{
-		from: from, to: to, create: createTime, events: events, spans: spans,
-		api: apiSamples, canary: canarySamples, probers: probers, canaryURL: "http://" + strings.TrimSpace(canaryIP) + "/",
-		workers: workers,
+	ha := probe.HAReport{
+		From: from, To: to, Create: createTime, Events: events, Spans: spans,
+		API: apiSamples, Canary: canarySamples, Probers: probers, CanaryURL: "http://" + strings.TrimSpace(canaryIP) + "/",
+		Workers: workers,
 	}
-	report := ha.write(h)
+	report := h.writeHAReport(ha)
 	t.Log("\n" + report)
 	if upgradeErr != nil {
 		t.Fatalf("kind alpha upgrade to %s: %v", to, upgradeErr)
 	}
 	h.check("read the upgrade's JSON events", func() error { return eventsErr })
 	h.check("read the canary probers' logs", func() error { return canaryErr })
-	for _, c := range upgradeOrder(spans, h.cp, controlPlanes, workers) {
-		h.check(c.name, c.fn)
+	for _, c := range timeline.UpgradeOrder(spans, h.cp, controlPlanes, workers) {
+		h.check(c.Name, c.Fn)
 	}
-	h.check(fmt.Sprintf("the API through the load balancer was never unreachable for more than %s (longest: %s)", apiOutageBound, ha.apiAvailability().Longest().Duration().Round(time.Millisecond)), func() error {
-		a := ha.apiAvailability()
+	h.check(fmt.Sprintf("the API through the load balancer was never unreachable for more than %s (longest: %s)", probe.APIOutageBound, ha.APIAvailability().Longest().Duration().Round(time.Millisecond)), func() error {
+		a := ha.APIAvailability()
 		if a.Total == 0 {
 			return fmt.Errorf("the API probe sent no request during the upgrade")
 		}
-		if l := a.Longest(); l.Duration() > apiOutageBound {
-			return fmt.Errorf("the API was unreachable for %s (%d requests) from %s", l.Duration().Round(time.Millisecond), l.Missed, locate(spans, l.Start))
+		if l := a.Longest(); l.Duration() > probe.APIOutageBound {
+			return fmt.Errorf("the API was unreachable for %s (%d requests) from %s", l.Duration().Round(time.Millisecond), l.Missed, timeline.Locate(spans, l.Start))
 		}
 		return nil
 	})
-	h.check("the canary answered every request while a worker was drained (from its drain to its uncordoning)", ha.canaryDuringDrains)
+	h.check("the canary answered every request while a worker was drained (from its drain to its uncordoning)", ha.CanaryDuringDrains)
 
 	after := h.versions("After the upgrade")
 	writeFile(t, h.artifacts, "ha-report.txt", report+"\n"+before+"\n"+after)
@@ -337,7 +341,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 			})
 		})
 	})
-	h.check(fmt.Sprintf("etcd has %d healthy voting members, one per control-plane node, at %s", len(controlPlanes), etcdVersionOf(etcdImage)), func() error {
+	h.check(fmt.Sprintf("etcd has %d healthy voting members, one per control-plane node, at %s", len(controlPlanes), etcdcheck.VersionOf(etcdImage)), func() error {
 		return eventually(2*time.Minute, func() error {
 			status, err := h.etcdStatus(controlPlanes)
 			if err != nil {
@@ -347,7 +351,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return checkEtcdMembers(members, status, controlPlanes, etcdVersionOf(etcdImage))
+			return etcdcheck.CheckMembers(members, status, controlPlanes, etcdcheck.VersionOf(etcdImage))
 		})
 	})
 	for _, cp := range controlPlanes {
@@ -361,7 +365,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return checkEtcdKeys(out, token)
+			return etcdcheck.CheckKeys(out, token)
 		})
 	}
 	h.check("the load balancer routes to all three API servers", func() error {
@@ -414,7 +418,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		if !strings.Contains(out, "nothing to do") {
 			return fmt.Errorf("the second upgrade did not say there was nothing to do:\n%s", out)
 		}
-		order, _, _, err := phaseTimes(out)
+		order, _, _, err := timeline.PhaseTimes(out)
 		if err != nil {
 			return err
 		}
@@ -533,25 +537,25 @@ func (h *harness) staticPods(controlPlanes []string, images map[string]string) e
 	if len(list.Items) != len(names) {
 		problems = append(problems, fmt.Sprintf("%d of the %d static pods found", len(list.Items), len(names)))
 	}
-	return joinProblems("static pods", problems)
+	return timeline.JoinProblems("static pods", problems)
 }
 
 // etcdStatus asks the etcd member on each control-plane node for its
 // health and status.
-func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdStatus, error) {
-	statuses := map[string]etcdStatus{}
+func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdcheck.Status, error) {
+	statuses := map[string]etcdcheck.Status{}
 	for _, cp := range controlPlanes {
-		out, err := h.runStdout("docker", "exec", cp, "curl", "-fsS", "--max-time", "10", etcdHealthURL)
+		out, err := h.runStdout("docker", "exec", cp, "curl", "-fsS", "--max-time", "10", etcdcheck.HealthURL)
 		if err != nil {
 			return nil, err
 		}
-		if err := parseEtcdHealth([]byte(out)); err != nil {
+		if err := etcdcheck.ParseHealth([]byte(out)); err != nil {
 			return nil, fmt.Errorf("%s: %v", cp, err)
 		}
-		if out, err = h.runStdout("docker", append([]string{"exec", cp}, etcdCurl(etcdStatusURL)...)...); err != nil {
+		if out, err = h.runStdout("docker", append([]string{"exec", cp}, etcdcheck.Curl(etcdcheck.StatusURL)...)...); err != nil {
 			return nil, err
 		}
-		s, err := parseEtcdStatus([]byte(out))
+		s, err := etcdcheck.ParseStatus([]byte(out))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", cp, err)
 		}
@@ -562,12 +566,12 @@ func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdStatus, err
 
 // etcdMembers is etcd's member list, as the bootstrap node's member sees
 // it.
-func (h *harness) etcdMembers() ([]etcdMember, error) {
-	out, err := h.runStdout("docker", append([]string{"exec", h.cp}, etcdCurl(etcdMembersURL)...)...)
+func (h *harness) etcdMembers() ([]etcdcheck.Member, error) {
+	out, err := h.runStdout("docker", append([]string{"exec", h.cp}, etcdcheck.Curl(etcdcheck.MembersURL)...)...)
 	if err != nil {
 		return nil, err
 	}
-	return parseEtcdMembers([]byte(out))
+	return etcdcheck.ParseMembers([]byte(out))
 }
 
 // balancedAcross sends requests through the load balancer's host port for
@@ -578,22 +582,22 @@ func (h *harness) balancedAcross(controlPlanes []string, identify func(*x509.Cer
 	if err != nil {
 		return err
 	}
-	creds, err := parseKubeconfig([]byte(out))
+	creds, err := probe.ParseKubeconfig([]byte(out))
 	if err != nil {
 		return err
 	}
-	p, err := startAPIProbe(creds, "/api/v1/namespaces/default", 100*time.Millisecond, identify)
+	p, err := probe.StartAPIProbe(creds, "/api/v1/namespaces/default", 100*time.Millisecond, identify)
 	if err != nil {
 		return err
 	}
 	// not a wait: how long to send requests, about 30, 10 per server
 	time.Sleep(3 * time.Second)
-	samples := p.stop()
+	samples := p.Stop()
 	if len(samples) == 0 {
 		return fmt.Errorf("no request sent")
 	}
-	counts := answeredBy(samples)
-	a := measure(samples, samples[0].Time, samples[len(samples)-1].Time)
+	counts := probe.AnsweredBy(samples)
+	a := probe.Measure(samples, samples[0].Time, samples[len(samples)-1].Time)
 	if a.OK != a.Total {
 		return fmt.Errorf("through the load balancer: %s", a)
 	}
@@ -608,13 +612,13 @@ func (h *harness) balancedAcross(controlPlanes []string, identify func(*x509.Cer
 // canaryProbes reads the canary probers' logs (the current container's
 // and, after a restart, the previous one's). It returns their samples,
 // whose From is the prober's node, and each prober's restart count by node.
-func (h *harness) canaryProbes() ([]sample, map[string]int, error) {
+func (h *harness) canaryProbes() ([]probe.Sample, map[string]int, error) {
 	out, err := h.kubectl("get", "pods", "--selector=app=canary-prober", "-o",
 		`jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.containerStatuses[0].restartCount}{"\n"}{end}`)
 	if err != nil {
 		return nil, nil, err
 	}
-	var samples []sample
+	var samples []probe.Sample
 	probers := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		fields := strings.Fields(line)
@@ -639,11 +643,31 @@ func (h *harness) canaryProbes() ([]sample, map[string]int, error) {
 				logs = previous + logs
 			}
 		}
-		s, err := parseProbeLog(node, logs)
+		s, err := probe.ParseProbeLog(node, logs)
 		if err != nil {
 			return nil, nil, err
 		}
 		samples = append(samples, s...)
 	}
 	return samples, probers, nil
+}
+
+// writeHAReport stores the report as ha-report.txt and its figures as
+// phase-times.json, records the figures in the JUnit suite (test cases
+// that pass, named after them) and returns the report.
+func (h *harness) writeHAReport(r probe.HAReport) string {
+	text := r.Text()
+	writeFile(h.t, h.artifacts, "ha-report.txt", text)
+	if b, err := json.MarshalIndent(r.Summary(), "", "  "); err == nil {
+		writeFile(h.t, h.artifacts, "phase-times.json", string(b)+"\n")
+	}
+	times, order, phases, total := r.TimesText()
+	var parts []string
+	for _, p := range order {
+		parts = append(parts, fmt.Sprintf("%s %.1fs", p, phases[p]))
+	}
+	h.suite.addWithOutput(fmt.Sprintf("wall time: kind create cluster %.1fs, kind alpha upgrade %.1fs (%s)", r.Create.Seconds(), total, strings.Join(parts, ", ")), 0, nil, times)
+	h.suite.addWithOutput("availability: API through the load balancer: "+r.Describe(r.APIAvailability()), 0, nil, r.APIText())
+	h.suite.addWithOutput("availability: canary Service from every node: "+r.Describe(r.CanaryAvailability()), 0, nil, r.CanaryText())
+	return text
 }

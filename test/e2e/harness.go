@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // Environment the test needs; hack/e2e/run.sh sets all of it.
@@ -387,39 +389,6 @@ func (h *harness) versions(title string) string {
 	return b.String()
 }
 
-// phaseTimes reads --output json events, of one run or several, and returns
-// phase -> seconds (summed over the runs), in the order the phases first
-// ran, plus the runs' total wall time.
-func phaseTimes(events string) ([]string, map[string]float64, float64, error) {
-	var order []string
-	times := map[string]float64{}
-	total := 0.0
-	scanner := bufio.NewScanner(strings.NewReader(events))
-	scanner.Buffer(make([]byte, 1<<20), 1<<20)
-	for scanner.Scan() {
-		var ev struct {
-			Kind, Event, Phase, Outcome string
-			DurationSeconds             float64
-		}
-		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
-			return nil, nil, 0, fmt.Errorf("not a JSON event: %q", scanner.Text())
-		}
-		if ev.Event != "finished" {
-			continue
-		}
-		switch ev.Kind {
-		case "phase":
-			if _, seen := times[ev.Phase]; !seen {
-				order = append(order, ev.Phase)
-			}
-			times[ev.Phase] += ev.DurationSeconds
-		case "upgrade":
-			total += ev.DurationSeconds
-		}
-	}
-	return order, times, total, scanner.Err()
-}
-
 func writeFile(t *testing.T, dir, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -449,7 +418,7 @@ func (h *harness) interruptedUpgrade(imageDir, stepID string, delay time.Duratio
 	for scanner.Scan() {
 		line := scanner.Text()
 		events.WriteString(line + "\n")
-		var ev event
+		var ev timeline.Event
 		if json.Unmarshal([]byte(line), &ev) == nil && !interrupted &&
 			ev.Kind == cluster.UpgradeEventKindStep && ev.Event == cluster.UpgradeEventStarted && ev.StepID == stepID {
 			interrupted = true
@@ -485,14 +454,14 @@ func (h *harness) deployCanaries(manifest, worker string) error {
 
 // writeEtcdKeys writes etcdKeysManifest(token) and reads it back.
 func (h *harness) writeEtcdKeys(token string) error {
-	if err := h.apply(etcdKeysManifest(token)); err != nil {
+	if err := h.apply(etcdcheck.KeysManifest(token)); err != nil {
 		return err
 	}
 	out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
 	if err != nil {
 		return err
 	}
-	return checkEtcdKeys(out, token)
+	return etcdcheck.CheckKeys(out, token)
 }
 
 // serverAt returns nil when the API server reports version.

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kindupgrade/kind-upgrade/test/e2e/probe"
 	"sigs.k8s.io/yaml"
 )
 
@@ -52,7 +53,7 @@ func TestHAManifests(t *testing.T) {
 		return v
 	}
 
-	probers := docs(strings.NewReplacer("IMAGE", "docker.io/kind-upgrade-e2e/canary:v1", "URL", "http://10.96.0.20/", "INTERVAL", probeInterval.String()).Replace(canaryProbers))
+	probers := docs(strings.NewReplacer("IMAGE", "docker.io/kind-upgrade-e2e/canary:v1", "URL", "http://10.96.0.20/", "INTERVAL", probe.Interval.String()).Replace(canaryProbers))
 	ds := probers["DaemonSet/canary-prober"]
 	if got := fmt.Sprint(path(ds, "spec", "template", "spec", "containers", 0, "args")); got != "[probe http://10.96.0.20/ 250ms]" {
 		t.Errorf("prober args %s", got)

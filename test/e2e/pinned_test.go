@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 	"sigs.k8s.io/yaml"
 )
 
@@ -96,7 +98,7 @@ func TestIntegrationUpgradePinnedImages(t *testing.T) {
 	})
 	h.must("the cluster's kubeadm configuration pins etcd and CoreDNS", func() error { return h.pinned(fromEtcd, fromCoreDNS) })
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdKeys), func() error { return h.writeEtcdKeys(token) })
+	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.writeEtcdKeys(token) })
 
 	var events string
 	h.must("kind alpha upgrade to "+to+" with etcd and CoreDNS pinned", func() error {
@@ -105,7 +107,7 @@ func TestIntegrationUpgradePinnedImages(t *testing.T) {
 		writeFile(t, h.artifacts, "pinned-upgrade-events.jsonl", events)
 		return err
 	})
-	order, times, total, err := phaseTimes(events)
+	order, times, total, err := timeline.PhaseTimes(events)
 	if err != nil {
 		t.Errorf("failed to read the upgrade's events: %v", err)
 	}
@@ -132,7 +134,7 @@ func TestIntegrationUpgradePinnedImages(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return checkEtcdKeys(out, token)
+		return etcdcheck.CheckKeys(out, token)
 	})
 	h.check("a second upgrade changes nothing and exits 0", func() error {
 		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // clusterConfig is a plain kind config: kind's default CNI (kindnet) and
@@ -330,7 +331,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 		writeFile(t, h.artifacts, "upgrade-events.jsonl", kubeletEvents)
 		return err
 	})
-	order, times, total, err := phaseTimes(interruptedEvents + cpEvents + kubeletEvents)
+	order, times, total, err := timeline.PhaseTimes(interruptedEvents + cpEvents + kubeletEvents)
 	if err != nil {
 		t.Errorf("failed to read the upgrade's events: %v", err)
 	}
@@ -405,7 +406,7 @@ func TestIntegrationUpgrade(t *testing.T) {
 		if !strings.Contains(out, "nothing to do") {
 			return fmt.Errorf("the second upgrade did not say there was nothing to do:\n%s", out)
 		}
-		order, _, _, err := phaseTimes(out)
+		order, _, _, err := timeline.PhaseTimes(out)
 		if err != nil {
 			return err
 		}

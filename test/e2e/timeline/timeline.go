@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package timeline
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,23 +30,23 @@ import (
 
 // The phases the order checks look for (cluster.UpgradePhases names them).
 const (
-	phaseControlPlane = "control-plane"
-	phaseKubelets     = "kubelets"
+	PhaseControlPlane = "control-plane"
+	PhaseKubelets     = "kubelets"
 )
 
 // event is one line of `kind alpha upgrade --output json`.
-type event = cluster.UpgradeEvent
+type Event = cluster.UpgradeEvent
 
-// parseEvents reads --output json: one event per line.
-func parseEvents(out string) ([]event, error) {
-	var events []event
+// Parse reads --output json: one event per line.
+func Parse(out string) ([]Event, error) {
+	var events []Event
 	scanner := bufio.NewScanner(strings.NewReader(out))
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for scanner.Scan() {
 		if strings.TrimSpace(scanner.Text()) == "" {
 			continue
 		}
-		var ev event
+		var ev Event
 		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
 			return nil, fmt.Errorf("not a JSON event: %q", scanner.Text())
 		}
@@ -56,13 +57,13 @@ func parseEvents(out string) ([]event, error) {
 
 // span is what ran between a started event and its finished event: the
 // whole upgrade, a phase, a node within a phase or a step.
-type span struct {
+type Span struct {
 	// StepID is the step's identifier, Step its display text.
 	Kind, Phase, Node, StepID, Step, Outcome string
 	Start, End                               time.Time
 }
 
-func (s span) String() string {
+func (s Span) String() string {
 	var parts []string
 	for _, p := range []string{s.Phase, s.Node, s.Step} {
 		if p != "" {
@@ -75,23 +76,23 @@ func (s span) String() string {
 	return strings.Join(parts, ": ")
 }
 
-// spansOf pairs each started event with its finished event, in the order
+// SpansOf pairs each started event with its finished event, in the order
 // they started. A started event without its finished event (the run was
 // killed) is an error, as is a finished event that nothing started.
-func spansOf(events []event) ([]span, error) {
+func SpansOf(events []Event) ([]Span, error) {
 	type key struct{ kind, phase, node, step string }
-	var spans []span
+	var spans []Span
 	open := map[key][]int{} // started spans not finished yet, by scope
 	for _, ev := range events {
 		k := key{ev.Kind, ev.Phase, ev.Node, ev.StepID}
 		switch ev.Event {
 		case "started":
 			open[k] = append(open[k], len(spans))
-			spans = append(spans, span{Kind: ev.Kind, Phase: ev.Phase, Node: ev.Node, StepID: ev.StepID, Step: ev.Step, Start: ev.Time})
+			spans = append(spans, Span{Kind: ev.Kind, Phase: ev.Phase, Node: ev.Node, StepID: ev.StepID, Step: ev.Step, Start: ev.Time})
 		case "finished":
 			starts := open[k]
 			if len(starts) == 0 {
-				return nil, fmt.Errorf("%s finished at %s without having started", span{Phase: ev.Phase, Node: ev.Node, Step: ev.Step}, ev.Time.Format(time.RFC3339Nano))
+				return nil, fmt.Errorf("%s finished at %s without having started", Span{Phase: ev.Phase, Node: ev.Node, Step: ev.Step}, ev.Time.Format(time.RFC3339Nano))
 			}
 			i := starts[len(starts)-1]
 			open[k] = starts[:len(starts)-1]
@@ -107,8 +108,8 @@ func spansOf(events []event) ([]span, error) {
 }
 
 // find returns the spans for which keep is true, in the order they started.
-func find(spans []span, keep func(span) bool) []span {
-	var out []span
+func Find(spans []Span, keep func(Span) bool) []Span {
+	var out []Span
 	for _, s := range spans {
 		if keep(s) {
 			out = append(out, s)
@@ -118,32 +119,23 @@ func find(spans []span, keep func(span) bool) []span {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// nodesOneAtATime checks that in phase no node's work overlaps another's.
-func nodesOneAtATime(spans []span, phase string) error {
-	nodes := find(spans, func(s span) bool { return s.Kind == "node" && s.Phase == phase })
+// NodesOneAtATime checks that in phase no node's work overlaps another's.
+func NodesOneAtATime(spans []Span, phase string) error {
+	nodes := Find(spans, func(s Span) bool { return s.Kind == "node" && s.Phase == phase })
 	var problems []string
 	for i := 1; i < len(nodes); i++ {
 		if prev, cur := nodes[i-1], nodes[i]; cur.Start.Before(prev.End) {
 			problems = append(problems, fmt.Sprintf("%s started %s before %s finished", cur.Node, prev.End.Sub(cur.Start), prev.Node))
 		}
 	}
-	return joinProblems(phase+": nodes overlap", problems)
+	return JoinProblems(phase+": nodes overlap", problems)
 }
 
-// controlPlanesInOrder checks that phase visited each control-plane node
+// ControlPlanesInOrder checks that phase visited each control-plane node
 // once and successfully, the bootstrap node first.
-func controlPlanesInOrder(spans []span, phase, bootstrap string, controlPlanes []string) error {
-	nodes := find(spans, func(s span) bool {
-		return s.Kind == "node" && s.Phase == phase && contains(controlPlanes, s.Node)
+func ControlPlanesInOrder(spans []Span, phase, bootstrap string, controlPlanes []string) error {
+	nodes := Find(spans, func(s Span) bool {
+		return s.Kind == "node" && s.Phase == phase && slices.Contains(controlPlanes, s.Node)
 	})
 	var problems []string
 	seen := map[string]int{}
@@ -161,17 +153,17 @@ func controlPlanesInOrder(spans []span, phase, bootstrap string, controlPlanes [
 	if len(nodes) > 0 && nodes[0].Node != bootstrap {
 		problems = append(problems, fmt.Sprintf("%s came first, not the bootstrap node %s", nodes[0].Node, bootstrap))
 	}
-	return joinProblems(phase+": control-plane nodes out of order", problems)
+	return JoinProblems(phase+": control-plane nodes out of order", problems)
 }
 
-// workersAfterControlPlanes checks that nothing happened on a worker in the
+// WorkersAfterControlPlanes checks that nothing happened on a worker in the
 // kubelets phase before every control-plane node was done: the
 // control-plane phase finished and each control-plane node's kubelet was
 // upgraded.
-func workersAfterControlPlanes(spans []span, controlPlanes, workers []string) error {
+func WorkersAfterControlPlanes(spans []Span, controlPlanes, workers []string) error {
 	var done time.Time
 	var problems []string
-	cpPhase := find(spans, func(s span) bool { return s.Kind == "phase" && s.Phase == phaseControlPlane })
+	cpPhase := Find(spans, func(s Span) bool { return s.Kind == "phase" && s.Phase == PhaseControlPlane })
 	if len(cpPhase) == 0 {
 		problems = append(problems, "no control-plane phase")
 	}
@@ -181,7 +173,7 @@ func workersAfterControlPlanes(spans []span, controlPlanes, workers []string) er
 		}
 	}
 	for _, cp := range controlPlanes {
-		kubelet := find(spans, func(s span) bool { return s.Kind == "node" && s.Phase == phaseKubelets && s.Node == cp })
+		kubelet := Find(spans, func(s Span) bool { return s.Kind == "node" && s.Phase == PhaseKubelets && s.Node == cp })
 		if len(kubelet) == 0 {
 			problems = append(problems, "the kubelets phase did not visit "+cp)
 		}
@@ -191,29 +183,29 @@ func workersAfterControlPlanes(spans []span, controlPlanes, workers []string) er
 			}
 		}
 	}
-	for _, s := range find(spans, func(s span) bool { return s.Phase == phaseKubelets && contains(workers, s.Node) }) {
+	for _, s := range Find(spans, func(s Span) bool { return s.Phase == PhaseKubelets && slices.Contains(workers, s.Node) }) {
 		if s.Start.Before(done) {
 			problems = append(problems, fmt.Sprintf("%s started %s before the control plane was done", s, done.Sub(s.Start)))
 		}
 	}
-	return joinProblems("workers touched before the control plane was done", problems)
+	return JoinProblems("workers touched before the control plane was done", problems)
 }
 
-// cordonWindow is the time the upgrade had a node cordoned, at most: from
+// CordonWindow is the time the upgrade had a node cordoned, at most: from
 // the start of its drain to the end of its uncordoning.
-type cordonWindow struct {
+type CordonWindow struct {
 	Node       string
 	Start, End time.Time
 }
 
-// cordonWindows returns, in the order they started, the kubelets phase's
+// CordonWindows returns, in the order they started, the kubelets phase's
 // cordon windows, and an error for a node drained and never uncordoned.
-func cordonWindows(spans []span) ([]cordonWindow, error) {
-	var windows []cordonWindow
+func CordonWindows(spans []Span) ([]CordonWindow, error) {
+	var windows []CordonWindow
 	var problems []string
-	for _, d := range find(spans, func(s span) bool { return s.Kind == "step" && s.StepID == cluster.UpgradeStepKubeletsDrain }) {
-		w := cordonWindow{Node: d.Node, Start: d.Start}
-		for _, u := range find(spans, func(s span) bool {
+	for _, d := range Find(spans, func(s Span) bool { return s.Kind == "step" && s.StepID == cluster.UpgradeStepKubeletsDrain }) {
+		w := CordonWindow{Node: d.Node, Start: d.Start}
+		for _, u := range Find(spans, func(s Span) bool {
 			return s.Kind == "step" && s.StepID == cluster.UpgradeStepKubeletsUncordon && s.Node == d.Node && !s.Start.Before(d.End)
 		}) {
 			if u.Outcome != "failure" {
@@ -227,14 +219,14 @@ func cordonWindows(spans []span) ([]cordonWindow, error) {
 		}
 		windows = append(windows, w)
 	}
-	return windows, joinProblems("nodes left cordoned", problems)
+	return windows, JoinProblems("nodes left cordoned", problems)
 }
 
-// drainsOneAtATime checks that no node was drained while the upgrade had
+// DrainsOneAtATime checks that no node was drained while the upgrade had
 // another one cordoned: each node's drain started after the previous
 // node's uncordoning finished.
-func drainsOneAtATime(spans []span) error {
-	windows, err := cordonWindows(spans)
+func DrainsOneAtATime(spans []Span) error {
+	windows, err := CordonWindows(spans)
 	if err != nil {
 		return err
 	}
@@ -244,38 +236,38 @@ func drainsOneAtATime(spans []span) error {
 			problems = append(problems, fmt.Sprintf("%s was drained %s before %s was uncordoned", cur.Node, prev.End.Sub(cur.Start), prev.Node))
 		}
 	}
-	return joinProblems("drains overlap", problems)
+	return JoinProblems("drains overlap", problems)
 }
 
-// upgradeOrder runs every order check over one run's events; each is
+// UpgradeOrder runs every order check over one run's events; each is
 // named for the JUnit suite.
-func upgradeOrder(spans []span, bootstrap string, controlPlanes, workers []string) []namedCheck {
-	return []namedCheck{
+func UpgradeOrder(spans []Span, bootstrap string, controlPlanes, workers []string) []NamedCheck {
+	return []NamedCheck{
 		{"control-plane phase: one control-plane node at a time, " + bootstrap + " first", func() error {
-			return firstError(nodesOneAtATime(spans, phaseControlPlane), controlPlanesInOrder(spans, phaseControlPlane, bootstrap, controlPlanes))
+			return FirstError(NodesOneAtATime(spans, PhaseControlPlane), ControlPlanesInOrder(spans, PhaseControlPlane, bootstrap, controlPlanes))
 		}},
 		{"kubelets phase: one node at a time, the control-plane nodes first, " + bootstrap + " first", func() error {
-			return firstError(nodesOneAtATime(spans, phaseKubelets), controlPlanesInOrder(spans, phaseKubelets, bootstrap, controlPlanes))
+			return FirstError(NodesOneAtATime(spans, PhaseKubelets), ControlPlanesInOrder(spans, PhaseKubelets, bootstrap, controlPlanes))
 		}},
 		{"no worker's kubelet was touched before every control-plane node was done", func() error {
-			return workersAfterControlPlanes(spans, controlPlanes, workers)
+			return WorkersAfterControlPlanes(spans, controlPlanes, workers)
 		}},
 		{"no node was drained while the upgrade had another one cordoned", func() error {
-			return drainsOneAtATime(spans)
+			return DrainsOneAtATime(spans)
 		}},
 	}
 }
 
-// namedCheck is a check and its JUnit name.
-type namedCheck struct {
-	name string
-	fn   func() error
+// NamedCheck is a check and its JUnit name.
+type NamedCheck struct {
+	Name string
+	Fn   func() error
 }
 
-// locate says where the upgrade was at t: the innermost span running
+// Locate says where the upgrade was at t: the innermost span running
 // then, and how long after the upgrade started.
-func locate(spans []span, t time.Time) string {
-	var upgrade *span
+func Locate(spans []Span, t time.Time) string {
+	var upgrade *Span
 	for i := range spans {
 		if spans[i].Kind == "upgrade" {
 			upgrade = &spans[i]
@@ -305,18 +297,51 @@ func locate(spans []span, t time.Time) string {
 	return offset + ", " + best.String()
 }
 
-func joinProblems(what string, problems []string) error {
+func JoinProblems(what string, problems []string) error {
 	if len(problems) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%s: %s", what, strings.Join(problems, "; "))
 }
 
-func firstError(errs ...error) error {
+func FirstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// PhaseTimes reads --output json events, of one run or several, and returns
+// phase -> seconds (summed over the runs), in the order the phases first
+// ran, plus the runs' total wall time.
+func PhaseTimes(events string) ([]string, map[string]float64, float64, error) {
+	var order []string
+	times := map[string]float64{}
+	total := 0.0
+	scanner := bufio.NewScanner(strings.NewReader(events))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		var ev struct {
+			Kind, Event, Phase, Outcome string
+			DurationSeconds             float64
+		}
+		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
+			return nil, nil, 0, fmt.Errorf("not a JSON event: %q", scanner.Text())
+		}
+		if ev.Event != "finished" {
+			continue
+		}
+		switch ev.Kind {
+		case "phase":
+			if _, seen := times[ev.Phase]; !seen {
+				order = append(order, ev.Phase)
+			}
+			times[ev.Phase] += ev.DurationSeconds
+		case "upgrade":
+			total += ev.DurationSeconds
+		}
+	}
+	return order, times, total, scanner.Err()
 }

@@ -14,13 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package etcdcheck
 
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // etcd's image (built by hack/e2e with nothing but the etcd binary in it)
@@ -30,14 +33,14 @@ import (
 // client listener (https://127.0.0.1:2379) with the API server's etcd
 // client certificate.
 const (
-	etcdHealthURL  = "http://127.0.0.1:2381/health"
-	etcdStatusURL  = "https://127.0.0.1:2379/v3/maintenance/status"
-	etcdMembersURL = "https://127.0.0.1:2379/v3/cluster/member/list"
+	HealthURL  = "http://127.0.0.1:2381/health"
+	StatusURL  = "https://127.0.0.1:2379/v3/maintenance/status"
+	MembersURL = "https://127.0.0.1:2379/v3/cluster/member/list"
 )
 
-// etcdCurl is the command, run on a control-plane node, that POSTs {} to
+// Curl is the command, run on a control-plane node, that POSTs {} to
 // one of the gateway's URLs.
-func etcdCurl(url string) []string {
+func Curl(url string) []string {
 	return []string{"curl", "-fsS", "--max-time", "10",
 		"--cacert", "/etc/kubernetes/pki/etcd/ca.crt",
 		"--cert", "/etc/kubernetes/pki/apiserver-etcd-client.crt",
@@ -45,13 +48,13 @@ func etcdCurl(url string) []string {
 		"-X", "POST", "-d", "{}", url}
 }
 
-// etcdStatus is what a member says of itself.
-type etcdStatus struct {
+// Status is what a member says of itself.
+type Status struct {
 	MemberID, Leader, Version string
 }
 
-// etcdMember is one entry of the member list.
-type etcdMember struct {
+// Member is one entry of the member list.
+type Member struct {
 	ID, Name  string
 	IsLearner bool
 }
@@ -74,25 +77,25 @@ func field(m map[string]json.RawMessage, names ...string) json.RawMessage {
 	return nil
 }
 
-// parseEtcdStatus reads the answer of /v3/maintenance/status.
-func parseEtcdStatus(body []byte) (etcdStatus, error) {
+// ParseStatus reads the answer of /v3/maintenance/status.
+func ParseStatus(body []byte) (Status, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {
-		return etcdStatus{}, fmt.Errorf("not etcd's status: %v: %s", err, body)
+		return Status{}, fmt.Errorf("not etcd's status: %v: %s", err, body)
 	}
 	var header map[string]json.RawMessage
 	if h := field(m, "header"); h != nil {
 		if err := json.Unmarshal(h, &header); err != nil {
-			return etcdStatus{}, fmt.Errorf("not etcd's status header: %v: %s", err, body)
+			return Status{}, fmt.Errorf("not etcd's status header: %v: %s", err, body)
 		}
 	}
 	var version string
 	if v := field(m, "version"); v != nil {
 		if err := json.Unmarshal(v, &version); err != nil {
-			return etcdStatus{}, fmt.Errorf("not etcd's version: %v: %s", err, body)
+			return Status{}, fmt.Errorf("not etcd's version: %v: %s", err, body)
 		}
 	}
-	s := etcdStatus{MemberID: jsonID(field(header, "member_id", "memberId")), Leader: jsonID(field(m, "leader")), Version: version}
+	s := Status{MemberID: jsonID(field(header, "member_id", "memberId")), Leader: jsonID(field(m, "leader")), Version: version}
 	if s.MemberID == "" || s.Version == "" {
 		return s, fmt.Errorf("etcd's status lacks the member ID or the version: %s", body)
 	}
@@ -102,8 +105,8 @@ func parseEtcdStatus(body []byte) (etcdStatus, error) {
 	return s, nil
 }
 
-// parseEtcdMembers reads the answer of /v3/cluster/member/list.
-func parseEtcdMembers(body []byte) ([]etcdMember, error) {
+// ParseMembers reads the answer of /v3/cluster/member/list.
+func ParseMembers(body []byte) ([]Member, error) {
 	var list struct {
 		Members []struct {
 			ID        json.RawMessage `json:"ID"`
@@ -114,15 +117,15 @@ func parseEtcdMembers(body []byte) ([]etcdMember, error) {
 	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, fmt.Errorf("not etcd's member list: %v: %s", err, body)
 	}
-	var members []etcdMember
+	var members []Member
 	for _, m := range list.Members {
-		members = append(members, etcdMember{ID: jsonID(m.ID), Name: m.Name, IsLearner: m.IsLearner})
+		members = append(members, Member{ID: jsonID(m.ID), Name: m.Name, IsLearner: m.IsLearner})
 	}
 	return members, nil
 }
 
-// parseEtcdHealth reads /health: {"health":"true",...}.
-func parseEtcdHealth(body []byte) error {
+// ParseHealth reads /health: {"health":"true",...}.
+func ParseHealth(body []byte) error {
 	var h struct {
 		Health string `json:"health"`
 		Reason string `json:"reason"`
@@ -136,10 +139,10 @@ func parseEtcdHealth(body []byte) error {
 	return nil
 }
 
-// etcdVersionOf is the etcd version an image of kubeadm's list runs: its
+// VersionOf is the etcd version an image of kubeadm's list runs: its
 // tag without the image's revision, registry.k8s.io/etcd:3.6.5-0 runs
 // 3.6.5.
-func etcdVersionOf(image string) string {
+func VersionOf(image string) string {
 	version := strings.TrimPrefix(image[strings.LastIndex(image, ":")+1:], "v")
 	if i := strings.LastIndex(version, "-"); i >= 0 && strings.Trim(version[i+1:], "0123456789") == "" {
 		version = version[:i]
@@ -147,11 +150,11 @@ func etcdVersionOf(image string) string {
 	return version
 }
 
-// checkEtcdMembers checks that the cluster's etcd is made of exactly the
+// CheckMembers checks that the cluster's etcd is made of exactly the
 // control-plane nodes, as voting members (no learner), and that each
 // member's status (statuses, by node) names the same leader, one of the
 // members, and runs version.
-func checkEtcdMembers(members []etcdMember, statuses map[string]etcdStatus, controlPlanes []string, version string) error {
+func CheckMembers(members []Member, statuses map[string]Status, controlPlanes []string, version string) error {
 	var problems []string
 	ids := map[string]string{} // ID -> name
 	for _, m := range members {
@@ -159,7 +162,7 @@ func checkEtcdMembers(members []etcdMember, statuses map[string]etcdStatus, cont
 		if m.IsLearner {
 			problems = append(problems, m.Name+" is a learner")
 		}
-		if !contains(controlPlanes, m.Name) {
+		if !slices.Contains(controlPlanes, m.Name) {
 			problems = append(problems, fmt.Sprintf("member %q is not a control-plane node", m.Name))
 		}
 	}
@@ -186,28 +189,28 @@ func checkEtcdMembers(members []etcdMember, statuses map[string]etcdStatus, cont
 	if len(leaders) > 1 {
 		problems = append(problems, fmt.Sprintf("the members disagree on the leader: %v", leaders))
 	}
-	return joinProblems("etcd", problems)
+	return timeline.JoinProblems("etcd", problems)
 }
 
-// etcdKeys is how many ConfigMaps the tests write before the upgrade and
+// Keys is how many ConfigMaps the tests write before the upgrade and
 // reads back (through each API server in the HA test) after it.
-const etcdKeys = 20
+const Keys = 20
 
-// etcdKeysManifest is the namespace e2e-etcd and its ConfigMaps key-00,
+// KeysManifest is the namespace e2e-etcd and its ConfigMaps key-00,
 // key-01, ..., each holding value <token>-<index>.
-func etcdKeysManifest(token string) string {
+func KeysManifest(token string) string {
 	var b strings.Builder
 	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: e2e-etcd\n")
-	for i := 0; i < etcdKeys; i++ {
+	for i := 0; i < Keys; i++ {
 		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key-%02d\n  namespace: e2e-etcd\ndata:\n  value: %q\n", i, fmt.Sprintf("%s-%02d", token, i))
 	}
 	return b.String()
 }
 
-// checkEtcdKeys checks `kubectl get configmaps --namespace e2e-etcd -o
-// json` against etcdKeysManifest(token): every key, with its value, and no
+// CheckKeys checks `kubectl get configmaps --namespace e2e-etcd -o
+// json` against KeysManifest(token): every key, with its value, and no
 // other (the namespace's kube-root-ca.crt aside).
-func checkEtcdKeys(out, token string) error {
+func CheckKeys(out, token string) error {
 	var list struct {
 		Items []struct {
 			Metadata struct{ Name string } `json:"metadata"`
@@ -224,7 +227,7 @@ func checkEtcdKeys(out, token string) error {
 		}
 	}
 	var problems []string
-	for i := 0; i < etcdKeys; i++ {
+	for i := 0; i < Keys; i++ {
 		name, want := fmt.Sprintf("key-%02d", i), fmt.Sprintf("%s-%02d", token, i)
 		if v, ok := got[name]; !ok {
 			problems = append(problems, name+" is missing")
@@ -237,5 +240,5 @@ func checkEtcdKeys(out, token string) error {
 		problems = append(problems, name+" was not written by the test")
 	}
 	sort.Strings(problems)
-	return joinProblems("the ConfigMaps written before the upgrade", problems)
+	return timeline.JoinProblems("the ConfigMaps written before the upgrade", problems)
 }

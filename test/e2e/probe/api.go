@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package probe
 
 import (
 	"context"
@@ -31,16 +31,16 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// apiCredentials is what a request to the API server with a kubeconfig's
+// Credentials is what a request to the API server with a kubeconfig's
 // current context needs.
-type apiCredentials struct {
+type Credentials struct {
 	Server        string
 	CA, Cert, Key []byte
 }
 
-// parseKubeconfig reads the current context of a kubeconfig with embedded
+// ParseKubeconfig reads the current context of a kubeconfig with embedded
 // certificates, as `kind get kubeconfig` prints it.
-func parseKubeconfig(data []byte) (apiCredentials, error) {
+func ParseKubeconfig(data []byte) (Credentials, error) {
 	var cfg struct {
 		CurrentContext string `json:"current-context"`
 		Contexts       []struct {
@@ -66,7 +66,7 @@ func parseKubeconfig(data []byte) (apiCredentials, error) {
 		} `json:"users"`
 	}
 	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		return apiCredentials{}, fmt.Errorf("not a kubeconfig: %v", err)
+		return Credentials{}, fmt.Errorf("not a kubeconfig: %v", err)
 	}
 	var clusterName, userName string
 	for _, c := range cfg.Contexts {
@@ -75,9 +75,9 @@ func parseKubeconfig(data []byte) (apiCredentials, error) {
 		}
 	}
 	if clusterName == "" {
-		return apiCredentials{}, fmt.Errorf("the kubeconfig has no context %q", cfg.CurrentContext)
+		return Credentials{}, fmt.Errorf("the kubeconfig has no context %q", cfg.CurrentContext)
 	}
-	var creds apiCredentials
+	var creds Credentials
 	var ca, cert, key string
 	for _, c := range cfg.Clusters {
 		if c.Name == clusterName {
@@ -99,18 +99,18 @@ func parseKubeconfig(data []byte) (apiCredentials, error) {
 	} {
 		b, err := base64.StdEncoding.DecodeString(f.data)
 		if err != nil || len(b) == 0 {
-			return apiCredentials{}, fmt.Errorf("the kubeconfig's %s is missing or not base64 (%v)", f.name, err)
+			return Credentials{}, fmt.Errorf("the kubeconfig's %s is missing or not base64 (%v)", f.name, err)
 		}
 		*f.out = b
 	}
 	if creds.Server == "" {
-		return apiCredentials{}, fmt.Errorf("the kubeconfig's cluster %q has no server", clusterName)
+		return Credentials{}, fmt.Errorf("the kubeconfig's cluster %q has no server", clusterName)
 	}
 	return creds, nil
 }
 
 // tlsConfig trusts the kubeconfig's CA and presents its client certificate.
-func (c apiCredentials) tlsConfig() (*tls.Config, error) {
+func (c Credentials) tlsConfig() (*tls.Config, error) {
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(c.CA) {
 		return nil, fmt.Errorf("the kubeconfig's CA is not PEM")
@@ -122,10 +122,10 @@ func (c apiCredentials) tlsConfig() (*tls.Config, error) {
 	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
-// identifyServer names the control-plane node (of controlPlanes, name to
+// IdentifyServer names the control-plane node (of controlPlanes, name to
 // IP address) whose API server serving certificate cert is: kubeadm gives
 // each one its own, naming the node's address and name.
-func identifyServer(cert *x509.Certificate, controlPlanes map[string]string) string {
+func IdentifyServer(cert *x509.Certificate, controlPlanes map[string]string) string {
 	for name, ip := range controlPlanes {
 		for _, a := range cert.IPAddresses {
 			if a.Equal(net.ParseIP(ip)) {
@@ -146,32 +146,32 @@ func identifyServer(cert *x509.Certificate, controlPlanes map[string]string) str
 // apiProbeTimeout bounds one request of the API probe.
 const apiProbeTimeout = 2 * time.Second
 
-// apiProbe sends a cheap authenticated read to the API server through the
+// APIProbe sends a cheap authenticated read to the API server through the
 // load balancer's host port every interval, each request on a new
 // connection so that the balancer picks a server for each, and records
 // which server answered (from its serving certificate: the balancer passes
 // TLS through).
-type apiProbe struct {
+type APIProbe struct {
 	client   *http.Client
 	url      string
 	identify func(*x509.Certificate) string
 
 	mu      sync.Mutex
-	samples []sample
+	samples []Sample
 
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-// startAPIProbe starts probing url (a read the kubeconfig's user may do)
+// StartAPIProbe starts probing url (a read the kubeconfig's user may do)
 // every interval until stop.
-func startAPIProbe(creds apiCredentials, path string, interval time.Duration, identify func(*x509.Certificate) string) (*apiProbe, error) {
+func StartAPIProbe(creds Credentials, path string, interval time.Duration, identify func(*x509.Certificate) string) (*APIProbe, error) {
 	tlsConfig, err := creds.tlsConfig()
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &apiProbe{
+	p := &APIProbe{
 		client: &http.Client{
 			Timeout:   apiProbeTimeout,
 			Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: true},
@@ -185,7 +185,7 @@ func startAPIProbe(creds apiCredentials, path string, interval time.Duration, id
 	return p, nil
 }
 
-func (p *apiProbe) loop(ctx context.Context, interval time.Duration) {
+func (p *APIProbe) loop(ctx context.Context, interval time.Duration) {
 	defer close(p.done)
 	var wg sync.WaitGroup
 	ticker := time.NewTicker(interval)
@@ -209,8 +209,8 @@ func (p *apiProbe) loop(ctx context.Context, interval time.Duration) {
 }
 
 // once sends one request; it succeeds on 200 OK.
-func (p *apiProbe) once() sample {
-	s := sample{Time: time.Now(), From: "host"}
+func (p *APIProbe) once() Sample {
+	s := Sample{Time: time.Now(), From: "host"}
 	resp, err := p.client.Get(p.url)
 	if err == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
@@ -233,11 +233,11 @@ func (p *apiProbe) once() sample {
 }
 
 // stop ends the probe, waits for the requests in flight and returns every
-// sample.
-func (p *apiProbe) stop() []sample {
+// Sample.
+func (p *APIProbe) Stop() []Sample {
 	p.cancel()
 	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]sample{}, p.samples...)
+	return append([]Sample{}, p.samples...)
 }

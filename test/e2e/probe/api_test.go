@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package probe
 
 import (
 	"crypto/ecdsa"
@@ -141,7 +141,7 @@ func TestAPIProbe(t *testing.T) {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 
-	creds, err := parseKubeconfig([]byte(kindKubeconfig(srv.URL, ca.pem, clientCert, clientKey)))
+	creds, err := ParseKubeconfig([]byte(kindKubeconfig(srv.URL, ca.pem, clientCert, clientKey)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestAPIProbe(t *testing.T) {
 		t.Fatalf("server %s, want the current context's %s", creds.Server, srv.URL)
 	}
 	controlPlanes := map[string]string{"ha-control-plane": "172.18.0.4", "ha-control-plane2": "172.18.0.5"}
-	identify := func(c *x509.Certificate) string { return identifyServer(c, controlPlanes) }
+	identify := func(c *x509.Certificate) string { return IdentifyServer(c, controlPlanes) }
 
 	for _, tc := range []struct {
 		path, by string
@@ -158,12 +158,12 @@ func TestAPIProbe(t *testing.T) {
 		{"/api/v1/namespaces/default", "ha-control-plane2", true},
 		{"/api/v1/secrets", "", false},
 	} {
-		p, err := startAPIProbe(creds, tc.path, 10*time.Millisecond, identify)
+		p, err := StartAPIProbe(creds, tc.path, 10*time.Millisecond, identify)
 		if err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(100 * time.Millisecond)
-		samples := p.stop()
+		samples := p.Stop()
 		if len(samples) < 3 {
 			t.Fatalf("%s: %d samples in 100ms at one per 10ms", tc.path, len(samples))
 		}
@@ -186,7 +186,7 @@ func TestIdentifyServer(t *testing.T) {
 		{x509.Certificate{DNSNames: []string{"kubernetes", "ha-control-plane2"}}, "ha-control-plane2"},
 		{x509.Certificate{Subject: pkix.Name{CommonName: "kube-apiserver"}, DNSNames: []string{"ha-external-load-balancer"}}, "unknown (kube-apiserver)"},
 	} {
-		if got := identifyServer(&tc.cert, controlPlanes); got != tc.want {
+		if got := IdentifyServer(&tc.cert, controlPlanes); got != tc.want {
 			t.Errorf("got %s, want %s", got, tc.want)
 		}
 	}
@@ -199,7 +199,7 @@ func TestParseKubeconfigRefuses(t *testing.T) {
 		{"no context", "current-context: x\n", `no context "x"`},
 		{"no certificates", kindKubeconfig("https://127.0.0.1:6443", nil, nil, nil), "certificate-authority-data is missing"},
 	} {
-		if _, err := parseKubeconfig([]byte(tc.config)); err == nil || !strings.Contains(err.Error(), tc.err) {
+		if _, err := ParseKubeconfig([]byte(tc.config)); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: want an error with %q, got %v", tc.name, tc.err, err)
 		}
 	}

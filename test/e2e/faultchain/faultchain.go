@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package faultchain
 
 import (
 	"fmt"
@@ -25,26 +25,27 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
-// faultAction is what a fault point does to a run of `kind alpha upgrade`.
-type faultAction string
+// Action is what a fault point does to a run of `kind alpha upgrade`.
+type Action string
 
 const (
-	// faultSIGINT is Ctrl-C.
-	faultSIGINT faultAction = "SIGINT"
-	// faultSIGKILL kills the command: no cleanup, no last event.
-	faultSIGKILL faultAction = "SIGKILL"
-	// faultKillExec kills only the `docker exec` the command started for
+	// SIGINT is Ctrl-C.
+	SIGINT Action = "SIGINT"
+	// SIGKILL kills the command: no cleanup, no last event.
+	SIGKILL Action = "SIGKILL"
+	// KillExec kills only the `docker exec` the command started for
 	// the step: the command inside the node goes on and finishes, the
 	// upgrade sees an error.
-	faultKillExec faultAction = "kill docker exec"
-	// faultRestartNode restarts the step's node container (docker restart).
-	faultRestartNode faultAction = "docker restart"
+	KillExec Action = "kill docker exec"
+	// RestartNode restarts the step's node container (docker restart).
+	RestartNode Action = "docker restart"
 )
 
-// faultPoint is where one run of the chain is stopped, and how.
-type faultPoint struct {
+// Point is where one run of the chain is stopped, and how.
+type Point struct {
 	// StepID is the step's identifier (cluster.UpgradeStep...).
 	StepID string
 	// Node is the suffix of the node's name after "<cluster>-"
@@ -56,13 +57,13 @@ type faultPoint struct {
 	// Delay after the step started, inside it.
 	AtBoundary bool
 	Delay      time.Duration
-	Action     faultAction
+	Action     Action
 	// Exec is a substring of the `docker exec` command line the step runs:
-	// faultKillExec kills it; other faults wait until it runs, then Delay.
+	// KillExec kills it; other faults wait until it runs, then Delay.
 	Exec string
 }
 
-func (p faultPoint) String() string {
+func (p Point) String() string {
 	where := p.StepID
 	if p.Node != "" {
 		where += " on " + p.Node
@@ -70,7 +71,7 @@ func (p faultPoint) String() string {
 	switch {
 	case p.AtBoundary:
 		where = "after " + where
-	case p.Exec != "" && p.Action != faultKillExec:
+	case p.Exec != "" && p.Action != KillExec:
 		where = fmt.Sprintf("%s into the %q command of %s", p.Delay, strings.TrimSpace(p.Exec), where)
 	case p.Delay > 0:
 		where = fmt.Sprintf("%s into %s", p.Delay, where)
@@ -80,9 +81,9 @@ func (p faultPoint) String() string {
 	return string(p.Action) + " " + where
 }
 
-// matches reports whether ev, an event of cluster's upgrade, is p's
+// Matches reports whether ev, an event of cluster's upgrade, is p's
 // trigger: the step's successful finish for a boundary, else its start.
-func (p faultPoint) matches(ev event, clusterName string) bool {
+func (p Point) Matches(ev timeline.Event, clusterName string) bool {
 	if ev.Kind != cluster.UpgradeEventKindStep || ev.StepID != p.StepID {
 		return false
 	}
@@ -99,15 +100,15 @@ func (p faultPoint) matches(ev event, clusterName string) bool {
 	return ev.Event == "started"
 }
 
-// landedInside checks that a fault fired at time at, inside p's step, came
+// LandedInside checks that a fault fired at time at, inside p's step, came
 // before the step finished: events are the run's, all of them.
-func (p faultPoint) landedInside(events []event, clusterName string, at time.Time) error {
+func (p Point) LandedInside(events []timeline.Event, clusterName string, at time.Time) error {
 	if p.AtBoundary {
 		return nil
 	}
 	started := false
 	for _, ev := range events {
-		if p.matches(ev, clusterName) {
+		if p.Matches(ev, clusterName) {
 			started = true
 			continue
 		}
@@ -122,40 +123,40 @@ func (p faultPoint) landedInside(events []event, clusterName string, at time.Tim
 	return nil
 }
 
-// chainDriver picks, for each run of a chain, the fault that stops it: the
+// Driver picks, for each run of a chain, the fault that stops it: the
 // next of its explicit points when that point's event comes, else, with
 // boundaries, the first step that finishes having done its work and has
 // not stopped a run yet. Boundary faults alternate SIGKILL and SIGINT.
-type chainDriver struct {
+type Driver struct {
 	cluster    string
-	points     []faultPoint
+	points     []Point
 	next       int
 	boundaries bool
 	used       map[string]bool
 }
 
-func newChainDriver(cluster string, points []faultPoint, boundaries bool) *chainDriver {
-	return &chainDriver{cluster: cluster, points: points, boundaries: boundaries, used: map[string]bool{}}
+func NewDriver(cluster string, points []Point, boundaries bool) *Driver {
+	return &Driver{cluster: cluster, points: points, boundaries: boundaries, used: map[string]bool{}}
 }
 
-// pick returns the fault ev calls for, or nil.
-func (d *chainDriver) pick(ev event) *faultPoint {
-	if d.next < len(d.points) && d.points[d.next].matches(ev, d.cluster) {
+// Pick returns the fault ev calls for, or nil.
+func (d *Driver) Pick(ev timeline.Event) *Point {
+	if d.next < len(d.points) && d.points[d.next].Matches(ev, d.cluster) {
 		p := d.points[d.next]
 		return &p
 	}
-	if !d.boundaries || ev.Kind != "step" || ev.Event != "finished" || ev.Outcome != "success" || d.used[boundaryKey(ev)] {
+	if !d.boundaries || ev.Kind != "step" || ev.Event != "finished" || ev.Outcome != "success" || d.used[BoundaryKey(ev)] {
 		return nil
 	}
-	action := faultSIGKILL
+	action := SIGKILL
 	if len(d.used)%2 == 1 {
-		action = faultSIGINT
+		action = SIGINT
 	}
-	return &faultPoint{StepID: ev.StepID, Node: strings.TrimPrefix(ev.Node, d.cluster+"-"), AtBoundary: true, Action: action}
+	return &Point{StepID: ev.StepID, Node: strings.TrimPrefix(ev.Node, d.cluster+"-"), AtBoundary: true, Action: action}
 }
 
-// fired records that p stopped a run.
-func (d *chainDriver) fired(p faultPoint) {
+// Fired records that p stopped a run.
+func (d *Driver) Fired(p Point) {
 	if d.next < len(d.points) && p == d.points[d.next] {
 		d.next++
 		return
@@ -164,12 +165,12 @@ func (d *chainDriver) fired(p faultPoint) {
 	if p.Node != "" {
 		node = d.cluster + "-" + p.Node
 	}
-	d.used[boundaryKey(event{Node: node, StepID: p.StepID})] = true
+	d.used[BoundaryKey(timeline.Event{Node: node, StepID: p.StepID})] = true
 }
 
-// explicitStep reports whether an explicit point fired inside ev's step:
+// ExplicitStep reports whether an explicit point fired inside ev's step:
 // a step the chain stopped from within needs no boundary of its own.
-func (d *chainDriver) explicitStep(ev event) bool {
+func (d *Driver) ExplicitStep(ev timeline.Event) bool {
 	for _, p := range d.points[:d.next] {
 		if !p.AtBoundary && p.StepID == ev.StepID && (p.Node == "" && ev.Node == "" || ev.Node == d.cluster+"-"+p.Node) {
 			return true
@@ -178,12 +179,12 @@ func (d *chainDriver) explicitStep(ev event) bool {
 	return false
 }
 
-// missed returns the explicit points no run reached.
-func (d *chainDriver) missed() []faultPoint {
+// Missed returns the explicit points no run reached.
+func (d *Driver) Missed() []Point {
 	return d.points[d.next:]
 }
 
-func boundaryKey(ev event) string {
+func BoundaryKey(ev timeline.Event) string {
 	return ev.Node + "/" + ev.StepID
 }
 
@@ -203,16 +204,16 @@ var workSteps = map[string]bool{
 	cluster.UpgradeStepKubeletsWriteVersion: true,
 }
 
-// workKey names a work step on a node.
-func workKey(ev event) string {
+// WorkKey names a work step on a node.
+func WorkKey(ev timeline.Event) string {
 	return ev.StepID + "/" + ev.Node
 }
 
-// repeatedWork returns the work steps that did their work (finished with
+// RepeatedWork returns the work steps that did their work (finished with
 // outcome success) in more than one run of the chain. excused are work
 // keys a fault may have undone (a node restarted, a step whose exec was
 // killed): those may run again.
-func repeatedWork(runs [][]event, excused map[string]bool) []string {
+func RepeatedWork(runs [][]timeline.Event, excused map[string]bool) []string {
 	doneIn := map[string]int{} // work key -> run that did it first
 	var repeated []string
 	for i, run := range runs {
@@ -220,7 +221,7 @@ func repeatedWork(runs [][]event, excused map[string]bool) []string {
 			if ev.Kind != cluster.UpgradeEventKindStep || ev.Event != cluster.UpgradeEventFinished || ev.Outcome != cluster.UpgradeOutcomeSuccess || !workSteps[ev.StepID] {
 				continue
 			}
-			k := workKey(ev)
+			k := WorkKey(ev)
 			if first, ok := doneIn[k]; ok && first != i && !excused[k] {
 				repeated = append(repeated, fmt.Sprintf("%s (run %d, again in run %d)", k, first+1, i+1))
 				continue
@@ -234,9 +235,9 @@ func repeatedWork(runs [][]event, excused map[string]bool) []string {
 	return repeated
 }
 
-// execChild finds the child process of pid running `docker exec` whose
+// ExecChild finds the child process of pid running `docker exec` whose
 // command line contains match; 0 when there is none (yet).
-func execChild(pid int, match string) int {
+func ExecChild(pid int, match string) int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
@@ -247,7 +248,7 @@ func execChild(pid int, match string) int {
 			continue
 		}
 		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil || parentOf(string(stat)) != pid {
+		if err != nil || ParentOf(string(stat)) != pid {
 			continue
 		}
 		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
@@ -262,9 +263,9 @@ func execChild(pid int, match string) int {
 	return 0
 }
 
-// parentOf returns the parent pid in a /proc/<pid>/stat line, -1 if it
+// ParentOf returns the parent pid in a /proc/<pid>/stat line, -1 if it
 // cannot be read. The command name, in parentheses, may hold spaces.
-func parentOf(stat string) int {
+func ParentOf(stat string) int {
 	i := strings.LastIndex(stat, ")")
 	if i < 0 {
 		return -1
@@ -279,3 +280,10 @@ func parentOf(stat string) int {
 	}
 	return ppid
 }
+
+// Used reports whether the boundary key (BoundaryKey) has stopped a run.
+func (d *Driver) Used(key string) bool { return d.used[key] }
+
+// Counts are how many step boundaries have stopped a run, and how many of
+// the explicit points have fired.
+func (d *Driver) Counts() (boundaries, explicit int) { return len(d.used), d.next }

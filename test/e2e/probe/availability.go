@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package probe
 
 import (
 	"bufio"
@@ -22,10 +22,12 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
-// sample is one probe request.
-type sample struct {
+// Sample is one probe request.
+type Sample struct {
 	Time    time.Time // when it was sent
 	OK      bool
 	Latency time.Duration
@@ -34,28 +36,28 @@ type sample struct {
 	Err     string
 }
 
-// outage is a time during which every probe request failed: from the
+// Outage is a time during which every probe request failed: from the
 // first failed request to the next one that succeeded.
-type outage struct {
+type Outage struct {
 	Start, End time.Time
 	Missed     int // failed requests
 }
 
-func (o outage) Duration() time.Duration { return o.End.Sub(o.Start) }
+func (o Outage) Duration() time.Duration { return o.End.Sub(o.Start) }
 
-// availability is what the requests of a window saw.
-type availability struct {
+// Availability is what the requests of a Window saw.
+type Availability struct {
 	Total, OK int
-	Outages   []outage // in time order
+	Outages   []Outage // in time order
 	// Gap is the longest time without any request sent (the probers
 	// themselves were down): what happened then is unknown.
 	Gap   time.Duration
 	GapAt time.Time
 }
 
-// Longest is the longest outage; zero when there was none.
-func (a availability) Longest() outage {
-	var longest outage
+// Longest is the longest Outage; zero when there was none.
+func (a Availability) Longest() Outage {
+	var longest Outage
 	for _, o := range a.Outages {
 		if o.Duration() > longest.Duration() || (longest.Missed == 0 && o.Missed > 0) {
 			longest = o
@@ -64,28 +66,28 @@ func (a availability) Longest() outage {
 	return longest
 }
 
-func (a availability) String() string {
+func (a Availability) String() string {
 	if a.Total == 0 {
 		return "no requests"
 	}
 	return fmt.Sprintf("%d/%d requests ok (%.2f%%)", a.OK, a.Total, 100*float64(a.OK)/float64(a.Total))
 }
 
-// measure reads the samples sent from from to to (whoever sent them) in
-// the order they were sent. An outage lasts from a failed request to the
+// Measure reads the samples sent from from to to (whoever sent them) in
+// the order they were sent. An Outage lasts from a failed request to the
 // next request that succeeded: with several probers, while any of them got
-// an answer the target was not down. An outage still running at to ends
+// an answer the target was not down. An Outage still running at to ends
 // at to.
-func measure(samples []sample, from, to time.Time) availability {
-	var in []sample
+func Measure(samples []Sample, from, to time.Time) Availability {
+	var in []Sample
 	for _, s := range samples {
 		if !s.Time.Before(from) && !s.Time.After(to) {
 			in = append(in, s)
 		}
 	}
 	sort.SliceStable(in, func(i, j int) bool { return in[i].Time.Before(in[j].Time) })
-	var a availability
-	var cur *outage
+	var a Availability
+	var cur *Outage
 	last := from
 	for _, s := range in {
 		if gap := s.Time.Sub(last); gap > a.Gap {
@@ -103,7 +105,7 @@ func measure(samples []sample, from, to time.Time) availability {
 			continue
 		}
 		if cur == nil {
-			cur = &outage{Start: s.Time}
+			cur = &Outage{Start: s.Time}
 		}
 		cur.Missed++
 	}
@@ -117,13 +119,13 @@ func measure(samples []sample, from, to time.Time) availability {
 	return a
 }
 
-// missedDuring returns the failed samples sent within a window, and the
-// longest time within a window during which no request was sent.
-func missedDuring(samples []sample, windows []cordonWindow) (map[string][]sample, time.Duration) {
-	missed := map[string][]sample{}
+// MissedDuring returns the failed samples sent within a Window, and the
+// longest time within a Window during which no request was sent.
+func MissedDuring(samples []Sample, windows []timeline.CordonWindow) (map[string][]Sample, time.Duration) {
+	missed := map[string][]Sample{}
 	var gap time.Duration
 	for _, w := range windows {
-		a := measure(samples, w.Start, w.End)
+		a := Measure(samples, w.Start, w.End)
 		if a.Gap > gap {
 			gap = a.Gap
 		}
@@ -136,9 +138,9 @@ func missedDuring(samples []sample, windows []cordonWindow) (map[string][]sample
 	return missed, gap
 }
 
-// bySource splits samples by who sent them, sorted by name.
-func bySource(samples []sample) ([]string, map[string][]sample) {
-	split := map[string][]sample{}
+// BySource splits samples by who sent them, sorted by name.
+func BySource(samples []Sample) ([]string, map[string][]Sample) {
+	split := map[string][]Sample{}
 	for _, s := range samples {
 		split[s.From] = append(split[s.From], s)
 	}
@@ -150,8 +152,8 @@ func bySource(samples []sample) ([]string, map[string][]sample) {
 	return names, split
 }
 
-// answeredBy counts the successful samples by who answered them.
-func answeredBy(samples []sample) map[string]int {
+// AnsweredBy counts the successful samples by who answered them.
+func AnsweredBy(samples []Sample) map[string]int {
 	counts := map[string]int{}
 	for _, s := range samples {
 		if s.OK {
@@ -161,13 +163,13 @@ func answeredBy(samples []sample) map[string]int {
 	return counts
 }
 
-// parseProbeLog reads the output of `canary probe` (hack/e2e/canary) run
+// ParseProbeLog reads the output of `canary probe` (hack/e2e/canary) run
 // by prober from: after "#" comment lines, one line per request,
 //
 //	<sent at, RFC 3339> ok <latency> <first line of the answer>
 //	<sent at> error <latency> <what went wrong>
-func parseProbeLog(from, log string) ([]sample, error) {
-	var samples []sample
+func ParseProbeLog(from, log string) ([]Sample, error) {
+	var samples []Sample
 	scanner := bufio.NewScanner(strings.NewReader(log))
 	for scanner.Scan() {
 		line := strings.TrimSpace(scanner.Text())
@@ -186,7 +188,7 @@ func parseProbeLog(from, log string) ([]sample, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad latency in %q: %v", from, line, err)
 		}
-		s := sample{Time: sent, OK: fields[1] == "ok", Latency: latency, From: from}
+		s := Sample{Time: sent, OK: fields[1] == "ok", Latency: latency, From: from}
 		if s.OK {
 			s.By = fields[3]
 		} else {
@@ -197,10 +199,10 @@ func parseProbeLog(from, log string) ([]sample, error) {
 	return samples, scanner.Err()
 }
 
-// formatSamples writes samples one per line, in the order they were sent,
+// FormatSamples writes samples one per line, in the order they were sent,
 // for the artifacts.
-func formatSamples(samples []sample) string {
-	sorted := append([]sample{}, samples...)
+func FormatSamples(samples []Sample) string {
+	sorted := append([]Sample{}, samples...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Time.Before(sorted[j].Time) })
 	var b strings.Builder
 	for _, s := range sorted {

@@ -14,13 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package etcdcheck
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,32 +33,32 @@ func TestParseEtcd(t *testing.T) {
 		// lowerCamelCase, numbers
 		`{"header":{"clusterId":1,"memberId":10276657743932975437},"version":"3.6.5","leader":10276657743932975437,"errors":[]}`,
 	} {
-		s, err := parseEtcdStatus([]byte(body))
+		s, err := ParseStatus([]byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (etcdStatus{MemberID: "10276657743932975437", Leader: "10276657743932975437", Version: "3.6.5"}); s != want {
+		if want := (Status{MemberID: "10276657743932975437", Leader: "10276657743932975437", Version: "3.6.5"}); s != want {
 			t.Errorf("got %+v, want %+v", s, want)
 		}
 	}
 	for _, bad := range []string{`404 page not found`, `{"version":"3.6.5"}`, `{"header":{"member_id":"1"},"version":"3.6.5","errors":["NOSPACE"]}`} {
-		if _, err := parseEtcdStatus([]byte(bad)); err == nil {
+		if _, err := ParseStatus([]byte(bad)); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}
 
-	members, err := parseEtcdMembers([]byte(`{"header":{"member_id":"1"},"members":[{"ID":"1","name":"ha-control-plane","peerURLs":["https://172.18.0.4:2380"],"clientURLs":["https://172.18.0.4:2379"]},{"ID":"2","name":"ha-control-plane2","isLearner":true}]}`))
+	members, err := ParseMembers([]byte(`{"header":{"member_id":"1"},"members":[{"ID":"1","name":"ha-control-plane","peerURLs":["https://172.18.0.4:2380"],"clientURLs":["https://172.18.0.4:2379"]},{"ID":"2","name":"ha-control-plane2","isLearner":true}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(members) != 2 || members[0] != (etcdMember{ID: "1", Name: "ha-control-plane"}) || !members[1].IsLearner {
+	if len(members) != 2 || members[0] != (Member{ID: "1", Name: "ha-control-plane"}) || !members[1].IsLearner {
 		t.Errorf("got %+v", members)
 	}
 
-	if err := parseEtcdHealth([]byte(`{"health":"true","reason":""}`)); err != nil {
+	if err := ParseHealth([]byte(`{"health":"true","reason":""}`)); err != nil {
 		t.Error(err)
 	}
-	if err := parseEtcdHealth([]byte(`{"health":"false","reason":"RAFT NO LEADER"}`)); err == nil {
+	if err := ParseHealth([]byte(`{"health":"false","reason":"RAFT NO LEADER"}`)); err == nil {
 		t.Error("an unhealthy member passed")
 	}
 
@@ -67,7 +68,7 @@ func TestParseEtcd(t *testing.T) {
 		"localhost:5000/etcd:3.5.21-0":      "3.5.21",
 		"registry.k8s.io/etcd:3.6.0-rc.1-0": "3.6.0-rc.1",
 	} {
-		if got := etcdVersionOf(image); got != want {
+		if got := VersionOf(image); got != want {
 			t.Errorf("etcdVersionOf(%s) = %s, want %s", image, got, want)
 		}
 	}
@@ -75,42 +76,42 @@ func TestParseEtcd(t *testing.T) {
 
 func TestCheckEtcdMembers(t *testing.T) {
 	t.Parallel()
-	good := func() ([]etcdMember, map[string]etcdStatus) {
-		members := []etcdMember{{"1", testCPs[0], false}, {"2", testCPs[1], false}, {"3", testCPs[2], false}}
-		statuses := map[string]etcdStatus{
-			testCPs[0]: {"1", "2", "3.6.5"},
-			testCPs[1]: {"2", "2", "3.6.5"},
-			testCPs[2]: {"3", "2", "3.6.5"},
+	good := func() ([]Member, map[string]Status) {
+		members := []Member{{"1", timeline.FixtureControlPlanes[0], false}, {"2", timeline.FixtureControlPlanes[1], false}, {"3", timeline.FixtureControlPlanes[2], false}}
+		statuses := map[string]Status{
+			timeline.FixtureControlPlanes[0]: {"1", "2", "3.6.5"},
+			timeline.FixtureControlPlanes[1]: {"2", "2", "3.6.5"},
+			timeline.FixtureControlPlanes[2]: {"3", "2", "3.6.5"},
 		}
 		return members, statuses
 	}
 	for _, tc := range []struct {
 		name   string
-		change func([]etcdMember, map[string]etcdStatus) []etcdMember
+		change func([]Member, map[string]Status) []Member
 		want   string
 	}{
-		{"healthy", func(m []etcdMember, _ map[string]etcdStatus) []etcdMember { return m }, ""},
-		{"a member short", func(m []etcdMember, s map[string]etcdStatus) []etcdMember {
-			delete(s, testCPs[2])
+		{"healthy", func(m []Member, _ map[string]Status) []Member { return m }, ""},
+		{"a member short", func(m []Member, s map[string]Status) []Member {
+			delete(s, timeline.FixtureControlPlanes[2])
 			return m[:2]
 		}, "2 members, want 3"},
-		{"a learner", func(m []etcdMember, _ map[string]etcdStatus) []etcdMember { m[2].IsLearner = true; return m }, "ha-control-plane3 is a learner"},
-		{"an old member", func(m []etcdMember, s map[string]etcdStatus) []etcdMember {
-			s[testCPs[1]] = etcdStatus{"2", "2", "3.5.21"}
+		{"a learner", func(m []Member, _ map[string]Status) []Member { m[2].IsLearner = true; return m }, "ha-control-plane3 is a learner"},
+		{"an old member", func(m []Member, s map[string]Status) []Member {
+			s[timeline.FixtureControlPlanes[1]] = Status{"2", "2", "3.5.21"}
 			return m
 		}, "runs etcd 3.5.21, want 3.6.5"},
-		{"split leadership", func(m []etcdMember, s map[string]etcdStatus) []etcdMember {
-			s[testCPs[0]] = etcdStatus{"1", "1", "3.6.5"}
+		{"split leadership", func(m []Member, s map[string]Status) []Member {
+			s[timeline.FixtureControlPlanes[0]] = Status{"1", "1", "3.6.5"}
 			return m
 		}, "disagree on the leader"},
-		{"a stranger", func(m []etcdMember, _ map[string]etcdStatus) []etcdMember {
-			return append(m, etcdMember{"4", "old-node", false})
+		{"a stranger", func(m []Member, _ map[string]Status) []Member {
+			return append(m, Member{"4", "old-node", false})
 		}, `member "old-node" is not a control-plane node`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			members, statuses := good()
-			err := checkEtcdMembers(tc.change(members, statuses), statuses, testCPs, "3.6.5")
+			err := CheckMembers(tc.change(members, statuses), statuses, timeline.FixtureControlPlanes, "3.6.5")
 			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("want an error with %q, got %v", tc.want, err)
 			}
@@ -122,7 +123,7 @@ func TestEtcdKeys(t *testing.T) {
 	t.Parallel()
 	// what kubectl get configmaps -o json lists after applying the manifest
 	var items []map[string]interface{}
-	for _, doc := range strings.Split(etcdKeysManifest("tok"), "---\n") {
+	for _, doc := range strings.Split(KeysManifest("tok"), "---\n") {
 		var obj map[string]interface{}
 		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 			t.Fatalf("not YAML: %v\n%s", err, doc)
@@ -131,8 +132,8 @@ func TestEtcdKeys(t *testing.T) {
 			items = append(items, obj)
 		}
 	}
-	if len(items) != etcdKeys {
-		t.Fatalf("%d ConfigMaps, want %d", len(items), etcdKeys)
+	if len(items) != Keys {
+		t.Fatalf("%d ConfigMaps, want %d", len(items), Keys)
 	}
 	items = append(items, map[string]interface{}{"metadata": map[string]interface{}{"name": "kube-root-ca.crt"}, "data": map[string]interface{}{"ca.crt": "..."}})
 	list := func(items []map[string]interface{}) string {
@@ -142,13 +143,13 @@ func TestEtcdKeys(t *testing.T) {
 		}
 		return string(b)
 	}
-	if err := checkEtcdKeys(list(items), "tok"); err != nil {
+	if err := CheckKeys(list(items), "tok"); err != nil {
 		t.Errorf("the manifest's own keys: %v", err)
 	}
-	if err := checkEtcdKeys(list(items), "other"); err == nil || !strings.Contains(err.Error(), `key-00 holds "tok-00", want "other-00"`) {
+	if err := CheckKeys(list(items), "other"); err == nil || !strings.Contains(err.Error(), `key-00 holds "tok-00", want "other-00"`) {
 		t.Errorf("want a changed value reported, got %v", err)
 	}
-	if err := checkEtcdKeys(list(items[1:]), "tok"); err == nil || !strings.Contains(err.Error(), "key-00 is missing") {
+	if err := CheckKeys(list(items[1:]), "tok"); err == nil || !strings.Contains(err.Error(), "key-00 is missing") {
 		t.Errorf("want a lost key reported, got %v", err)
 	}
 }

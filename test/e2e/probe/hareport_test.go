@@ -14,27 +14,29 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package probe
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
-// testReport is a report on goodUpgrade with requests every 250ms over
+// testReport is a report on timeline.FixtureUpgrade with requests every 250ms over
 // the whole upgrade: the API answered by each control plane in turn, the
 // canary from a prober on each worker; fail says which requests failed.
-func testReport(t *testing.T, fail func(s sample) bool) haReport {
+func testReport(t *testing.T, fail func(s Sample) bool) HAReport {
 	t.Helper()
-	events := goodUpgrade()
-	spans, err := spansOf(events)
+	events := timeline.FixtureUpgrade()
+	spans, err := timeline.SpansOf(events)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := haReport{from: "v1.36.3", to: "v1.37.2", create: 90 * time.Second, spans: spans, canaryURL: "http://10.96.0.20/",
-		workers: testWorkers, probers: map[string]int{testWorkers[0]: 0, testWorkers[1]: 1}}
+	r := HAReport{From: "v1.36.3", To: "v1.37.2", Create: 90 * time.Second, Spans: spans, CanaryURL: "http://10.96.0.20/",
+		Workers: timeline.FixtureWorkers, Probers: map[string]int{timeline.FixtureWorkers[0]: 0, timeline.FixtureWorkers[1]: 1}}
 	// the events as the tool prints them, with durations on finished ones
 	var lines []string
 	for _, ev := range events {
@@ -52,21 +54,21 @@ func testReport(t *testing.T, fail func(s sample) bool) haReport {
 		}
 		lines = append(lines, string(b))
 	}
-	r.events = strings.Join(lines, "\n")
-	from, to := r.window()
+	r.Events = strings.Join(lines, "\n")
+	from, to := r.Window()
 	i := 0
-	for at := from; !at.After(to); at = at.Add(probeInterval) {
-		api := sample{Time: at, OK: true, From: "host", By: testCPs[i%3]}
+	for at := from; !at.After(to); at = at.Add(Interval) {
+		api := Sample{Time: at, OK: true, From: "host", By: timeline.FixtureControlPlanes[i%3]}
 		if fail(api) {
 			api.OK, api.By, api.Err = false, "", "EOF"
 		}
-		r.api = append(r.api, api)
-		for _, w := range testWorkers {
-			c := sample{Time: at.Add(10 * time.Millisecond), OK: true, From: w, By: "canary-a"}
+		r.API = append(r.API, api)
+		for _, w := range timeline.FixtureWorkers {
+			c := Sample{Time: at.Add(10 * time.Millisecond), OK: true, From: w, By: "canary-a"}
 			if fail(c) {
 				c.OK, c.By, c.Err = false, "", "connection refused"
 			}
-			r.canary = append(r.canary, c)
+			r.Canary = append(r.Canary, c)
 		}
 		i++
 	}
@@ -75,20 +77,20 @@ func testReport(t *testing.T, fail func(s sample) bool) haReport {
 
 func TestHAReport(t *testing.T) {
 	t.Parallel()
-	spans, err := spansOf(goodUpgrade())
+	spans, err := timeline.SpansOf(timeline.FixtureUpgrade())
 	if err != nil {
 		t.Fatal(err)
 	}
-	drain := find(spans, stepOn(testWorkers[1], stepDrain))[0]
-	cp2 := find(spans, nodeIn(phaseControlPlane, testCPs[1]))[0]
+	drain := timeline.Find(spans, timeline.StepOn(timeline.FixtureWorkers[1], timeline.StepDrain))[0]
+	cp2 := timeline.Find(spans, timeline.NodeIn(timeline.PhaseControlPlane, timeline.FixtureControlPlanes[1]))[0]
 
 	t.Run("all good", func(t *testing.T) {
 		t.Parallel()
-		r := testReport(t, func(sample) bool { return false })
-		if err := r.canaryDuringDrains(); err != nil {
+		r := testReport(t, func(Sample) bool { return false })
+		if err := r.CanaryDuringDrains(); err != nil {
 			t.Error(err)
 		}
-		text := r.text()
+		text := r.Text()
 		for _, want := range []string{
 			"kind create cluster: 90.0s",
 			"100.00%), no outage",
@@ -103,43 +105,43 @@ func TestHAReport(t *testing.T) {
 	})
 	t.Run("the API down for a second, the canary missing a request while a worker drains", func(t *testing.T) {
 		t.Parallel()
-		r := testReport(t, func(s sample) bool {
+		r := testReport(t, func(s Sample) bool {
 			if s.From == "host" {
 				return !s.Time.Before(cp2.Start) && s.Time.Before(cp2.Start.Add(time.Second))
 			}
-			return s.From == testWorkers[0] && !s.Time.Before(drain.Start) && s.Time.Before(drain.Start.Add(probeInterval))
+			return s.From == timeline.FixtureWorkers[0] && !s.Time.Before(drain.Start) && s.Time.Before(drain.Start.Add(Interval))
 		})
-		l := r.apiAvailability().Longest()
+		l := r.APIAvailability().Longest()
 		if l.Missed != 4 || l.Duration() != time.Second {
 			t.Errorf("longest API outage %s, %d requests; want 1s, 4", l.Duration(), l.Missed)
 		}
-		err := r.canaryDuringDrains()
+		err := r.CanaryDuringDrains()
 		if err == nil || !strings.Contains(err.Error(), "1 requests failed while ha-worker2 was out, the first from ha-worker at") {
 			t.Errorf("want the failure while ha-worker2 was out, got %v", err)
 		}
 		// the other prober answered meanwhile: the canary was not down
-		if a := r.canaryAvailability(); a.Longest().Duration() > 250*time.Millisecond {
+		if a := r.CanaryAvailability(); a.Longest().Duration() > 250*time.Millisecond {
 			t.Errorf("canary outage %s", a.Longest().Duration())
 		}
-		if text := r.apiText(); !strings.Contains(text, "longest outage 1s (4 requests) at +") || !strings.Contains(text, "control-plane: ha-control-plane2") {
+		if text := r.APIText(); !strings.Contains(text, "longest outage 1s (4 requests) at +") || !strings.Contains(text, "control-plane: ha-control-plane2") {
 			t.Errorf("the API section does not say where the outage was:\n%s", text)
 		}
-		s := r.summary()
+		s := r.Summary()
 		if api := s["api"].(map[string]interface{}); api["longestOutageSeconds"] != 1.0 || api["outages"] != 1 {
 			t.Errorf("summary %v", s)
 		}
 	})
 	t.Run("probers silent during a drain", func(t *testing.T) {
 		t.Parallel()
-		r := testReport(t, func(sample) bool { return false })
-		var kept []sample
-		for _, s := range r.canary {
-			if s.Time.Before(drain.Start) || s.Time.After(drain.Start.Add(maxProbeGap+time.Second)) {
+		r := testReport(t, func(Sample) bool { return false })
+		var kept []Sample
+		for _, s := range r.Canary {
+			if s.Time.Before(drain.Start) || s.Time.After(drain.Start.Add(MaxGap+time.Second)) {
 				kept = append(kept, s)
 			}
 		}
-		r.canary = kept
-		if err := r.canaryDuringDrains(); err == nil || !strings.Contains(err.Error(), "the probers sent nothing for") {
+		r.Canary = kept
+		if err := r.CanaryDuringDrains(); err == nil || !strings.Contains(err.Error(), "the probers sent nothing for") {
 			t.Errorf("want the gap reported, got %v", err)
 		}
 	})

@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// written is a manifest as build-artifacts.sh's write_manifest writes it.
+const written = `{
+  "from": "v1.36.3",
+  "to": "v1.37.2",
+  "nodeImage": "kind-upgrade-e2e/node:v1.36.3",
+  "imageDir": "/cache/artifacts/v1.37.2-from-v1.36.3",
+  "buildTree": "/cache/artifacts/tree-v1.37.2",
+  "downgradeImageDir": "/cache/artifacts/binaries-v1.36.3",
+  "sourceRelease": "/cache/artifacts/release-v1.36.3/kubernetes-server-linux-amd64.tar.gz",
+  "fromEtcdImage": "registry.k8s.io/etcd:3.6.5-0",
+  "fromCoreDNSImage": "registry.k8s.io/coredns/coredns:v1.13.1",
+  "fromPauseImage": "registry.k8s.io/pause:3.10.1",
+  "toEtcdImage": "registry.k8s.io/etcd:3.6.6-0",
+  "toCoreDNSImage": "registry.k8s.io/coredns/coredns:v1.13.1",
+  "toPauseImage": "registry.k8s.io/pause:3.10.1",
+  "canaryImage": "kind-upgrade-e2e/canary:v1",
+  "canaryArchive": "/cache/images/canary_v1/image.tar",
+  "kubectl": "/cache/bin/kubernetes/v1.36.3/kubectl"
+}
+`
+
+func TestLoadReadsWhatTheScriptWrites(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "v1.36.3-to-v1.37.2.json")
+	if err := os.WriteFile(p, []byte(written), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.From != "v1.36.3" || m.To != "v1.37.2" || m.NodeImage != "kind-upgrade-e2e/node:v1.36.3" || m.Kubectl != "/cache/bin/kubernetes/v1.36.3/kubectl" {
+		t.Errorf("read %+v", m)
+	}
+	if got, want := m.UnchangedImages(), []string{"registry.k8s.io/coredns/coredns:v1.13.1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("UnchangedImages() = %v, want %v", got, want)
+	}
+	if m.Pair() != "v1.36.3-to-v1.37.2" {
+		t.Errorf("Pair() = %q", m.Pair())
+	}
+}
+
+func TestParseRefusesIncompleteOrForeignManifests(t *testing.T) {
+	cases := []struct {
+		name, content, want string
+	}{
+		{"a field missing", strings.Replace(written, `  "buildTree": "/cache/artifacts/tree-v1.37.2",`+"\n", "", 1), "missing buildTree"},
+		{"a field empty", strings.Replace(written, `"v1.37.2",`, `"",`, 1), "missing to"},
+		{"an unknown field", strings.Replace(written, `"from":`, `"fromVersion": "x", "from":`, 1), "unknown field"},
+		{"not JSON", "NODE_IMAGE=kind-upgrade-e2e/node:v1.36.3\n", "not a manifest"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.content))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Parse: err = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "absent.json")); err == nil || !strings.Contains(err.Error(), "build-artifacts.sh") {
+		t.Errorf("Load of a missing file: err = %v, want one naming build-artifacts.sh", err)
+	}
+}

@@ -1,0 +1,147 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package timeline
+
+import (
+	"time"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+)
+
+// Fixtures for the unit tests of this package and of the others that read
+// upgrades' events (probe, faultchain, the benchmark): an upgrade of 3
+// control planes and 2 workers as the tool runs it, and ways to change it.
+
+var (
+	FixtureControlPlanes = []string{"ha-control-plane", "ha-control-plane2", "ha-control-plane3"}
+	FixtureWorkers       = []string{"ha-worker", "ha-worker2"}
+	FixtureStart         = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+)
+
+// Recorder writes the events of an upgrade, one second apart unless told.
+type Recorder struct {
+	now    time.Time
+	events []Event
+}
+
+// The fixtures' Steps, and their display texts as the tool shows them.
+const (
+	StepDrain    = cluster.UpgradeStepKubeletsDrain
+	StepRestart  = cluster.UpgradeStepKubeletsRestart
+	StepUncordon = cluster.UpgradeStepKubeletsUncordon
+)
+
+var displayed = map[string]string{
+	cluster.UpgradeStepPreflightNodes:       "checking nodes",
+	cluster.UpgradeStepControlPlaneApply:    "kubeadm upgrade apply v1.37.2",
+	cluster.UpgradeStepControlPlaneNode:     "kubeadm upgrade node",
+	cluster.UpgradeStepControlPlaneWait:     "waiting for the control-plane pods to run v1.37.2 and be Ready",
+	cluster.UpgradeStepKubeletsUpgradeNode:  "kubeadm upgrade node",
+	cluster.UpgradeStepKubeletsDrain:        "draining",
+	cluster.UpgradeStepKubeletsInstall:      "installing kubeadm, kubelet and kubectl v1.37.2",
+	cluster.UpgradeStepKubeletsRestart:      "restarting the kubelet",
+	cluster.UpgradeStepKubeletsWaitReady:    "waiting for the node to be Ready at v1.37.2",
+	cluster.UpgradeStepKubeletsWaitSettled:  "waiting for the control-plane pods and /readyz",
+	cluster.UpgradeStepKubeletsUncordon:     "uncordoning",
+	cluster.UpgradeStepKubeletsWriteVersion: "writing /kind/version",
+}
+
+// Emit adds an event; stepID is "" for events that are not a step's.
+func (tl *Recorder) Emit(kind, ev, phase, node, stepID, outcome string) {
+	tl.now = tl.now.Add(time.Second)
+	tl.events = append(tl.events, Event{Time: tl.now, Kind: kind, Event: ev, Phase: phase, Node: node, StepID: stepID, Step: displayed[stepID], Outcome: outcome})
+}
+
+func (tl *Recorder) Steps(phase, node string, steps ...string) {
+	tl.Emit("node", "started", phase, node, "", "")
+	for _, s := range steps {
+		tl.Emit("step", "started", phase, node, s, "")
+		tl.Emit("step", "finished", phase, node, s, "success")
+	}
+	tl.Emit("node", "finished", phase, node, "", "success")
+}
+
+// FixtureUpgrade is the events of an upgrade of 3 control planes and 2
+// workers as the tool runs it: load-artifacts on every node at once, the
+// rest one node at a time.
+func FixtureUpgrade() []Event {
+	tl := &Recorder{now: FixtureStart}
+	all := append(append([]string{}, FixtureControlPlanes...), FixtureWorkers...)
+	tl.Emit("upgrade", "started", "", "", "", "")
+	tl.Emit("phase", "started", "preflight", "", "", "")
+	tl.Emit("step", "started", "preflight", "", cluster.UpgradeStepPreflightNodes, "")
+	tl.Emit("step", "finished", "preflight", "", cluster.UpgradeStepPreflightNodes, "success")
+	tl.Emit("phase", "finished", "preflight", "", "", "success")
+	tl.Emit("phase", "started", "load-artifacts", "", "", "")
+	for _, n := range all {
+		tl.Emit("node", "started", "load-artifacts", n, "", "")
+	}
+	for _, n := range all {
+		tl.Emit("node", "finished", "load-artifacts", n, "", "success")
+	}
+	tl.Emit("phase", "finished", "load-artifacts", "", "", "success")
+	tl.Emit("phase", "started", PhaseControlPlane, "", "", "")
+	tl.Steps(PhaseControlPlane, FixtureControlPlanes[0], cluster.UpgradeStepControlPlaneApply, cluster.UpgradeStepControlPlaneWait)
+	for _, n := range FixtureControlPlanes[1:] {
+		tl.Steps(PhaseControlPlane, n, cluster.UpgradeStepControlPlaneNode, cluster.UpgradeStepControlPlaneWait)
+	}
+	tl.Emit("phase", "finished", PhaseControlPlane, "", "", "success")
+	tl.Emit("phase", "started", PhaseKubelets, "", "", "")
+	for _, n := range FixtureControlPlanes {
+		tl.Steps(PhaseKubelets, n, StepDrain, cluster.UpgradeStepKubeletsInstall, StepRestart,
+			cluster.UpgradeStepKubeletsWaitReady, cluster.UpgradeStepKubeletsWaitSettled, StepUncordon, cluster.UpgradeStepKubeletsWriteVersion)
+	}
+	for _, n := range FixtureWorkers {
+		tl.Steps(PhaseKubelets, n, cluster.UpgradeStepKubeletsUpgradeNode, StepDrain, cluster.UpgradeStepKubeletsInstall, StepRestart,
+			cluster.UpgradeStepKubeletsWaitReady, StepUncordon, cluster.UpgradeStepKubeletsWriteVersion)
+	}
+	tl.Emit("phase", "finished", PhaseKubelets, "", "", "success")
+	tl.Emit("phase", "started", "verify", "", "", "")
+	tl.Emit("phase", "finished", "verify", "", "", "success")
+	tl.Emit("upgrade", "finished", "", "", "", "success")
+	return tl.events
+}
+
+// Edit changes the spans keep matches.
+func Edit(spans []Span, keep func(Span) bool, change func(*Span)) []Span {
+	for i := range spans {
+		if keep(spans[i]) {
+			change(&spans[i])
+		}
+	}
+	return spans
+}
+
+func Drop(spans []Span, keep func(Span) bool) []Span {
+	var out []Span
+	for _, s := range spans {
+		if !keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func NodeIn(phase, node string) func(Span) bool {
+	return func(s Span) bool { return s.Kind == "node" && s.Phase == phase && s.Node == node }
+}
+
+func StepOn(node, step string) func(Span) bool {
+	return func(s Span) bool {
+		return s.Kind == "step" && s.Node == node && s.StepID == step
+	}
+}
