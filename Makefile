@@ -17,6 +17,10 @@
 #   make build     bin/kind
 #   make install   bin/kind into INSTALL_DIR (default: $(go env GOPATH)/bin)
 #   make unit      unit tests, with the race detector
+#   make host-setup  a running Docker engine (installed if needed), the runc
+#                  wrapper this kind of VM needs, kind's inotify limits
+#                  (needs root; every target below that creates clusters
+#                  runs it first)
 #   make e2e       the end-to-end test on a real Docker engine: 1 control plane
 #                  and 1 worker (needs root)
 #   make e2e-ha    the end-to-end test on 3 control planes behind kind's load
@@ -24,6 +28,7 @@
 #   make e2e-faults  the end-to-end test that stops the upgrade at every point
 #                  of a chain (signals, killed docker exec, restarted node)
 #                  and resumes it (needs root)
+#   make e2e-faults-short  the same with a short chain (part of make test)
 #   make e2e-pinned  the end-to-end test of a cluster whose kubeadmConfigPatches
 #                  pin etcd's and CoreDNS's images (needs root)
 #   make test      unit, then e2e, e2e-pinned, e2e-ha and the short fault chain
@@ -33,10 +38,12 @@
 #   make lint      golangci-lint only
 #   make e2e-matrix  the e2e for every version pair of the matrix (needs root)
 #   make demo      create a v1.36 cluster and upgrade it to v1.37 (needs root)
-#
-# E2E_FROM and E2E_TO choose the versions of make e2e, make e2e-ha and make demo
-# (default v1.36.3 -> v1.37.2), e.g. make e2e E2E_FROM=v1.35.4 E2E_TO=v1.36.3
 #   make clean     remove bin/
+#
+# E2E_FROM and E2E_TO choose the versions of the e2e targets, the benchmark
+# and make demo (default v1.36.3 -> v1.37.2), e.g. make e2e E2E_FROM=v1.35.4
+# E2E_TO=v1.36.3. ARGS go to the test after -args, or to the benchmark:
+# make e2e ARGS=-keep-cluster, make bench ARGS="-rounds 1 -loading none".
 
 ################################################################################
 # ============================== Environment ===================================
@@ -47,6 +54,8 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 # the e2e's versions, when given (hack/e2e/artifacts-env.sh has the defaults)
 export E2E_FROM E2E_TO
+# flags for the e2e test or the benchmark
+ARGS ?=
 ################################################################################
 # ================================ Options =====================================
 INSTALL ?= install
@@ -75,26 +84,29 @@ install: build
 unit:
 	hack/make-rules/unit.sh
 
-e2e: build
-	hack/make-rules/e2e.sh
+host-setup:
+	hack/make-rules/host-setup.sh
 
-e2e-matrix: build
+e2e: build host-setup
+	hack/make-rules/e2e.sh upgrade $(ARGS)
+
+e2e-matrix: build host-setup
 	hack/make-rules/e2e-matrix.sh
 
-e2e-ha: build
-	hack/make-rules/e2e.sh ha
+e2e-ha: build host-setup
+	hack/make-rules/e2e.sh ha $(ARGS)
 
-e2e-faults: build
-	hack/make-rules/e2e.sh faults
+e2e-faults: build host-setup
+	hack/make-rules/e2e.sh faults $(ARGS)
 
-e2e-faults-short: build
-	hack/make-rules/e2e.sh faults-short
+e2e-faults-short: build host-setup
+	hack/make-rules/e2e.sh faults-short $(ARGS)
 
-e2e-pinned: build
-	hack/make-rules/e2e.sh pinned
+e2e-pinned: build host-setup
+	hack/make-rules/e2e.sh pinned $(ARGS)
 
-bench: build
-	hack/make-rules/e2e.sh bench
+bench: build host-setup
+	hack/make-rules/e2e.sh bench $(ARGS)
 
 # unit, then the end-to-end tests (not in parallel, even under make -j)
 test:
@@ -104,7 +116,7 @@ test:
 	@$(MAKE) --no-print-directory e2e-ha
 	@$(MAKE) --no-print-directory e2e-faults-short
 
-demo: build
+demo: build host-setup
 	hack/make-rules/demo.sh
 ################################################################################
 # ================================ Checking ====================================
@@ -121,4 +133,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned bench test demo verify lint shellcheck clean
+.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned bench test demo verify lint shellcheck clean

@@ -41,12 +41,16 @@ kubectl_cp() {
   docker exec "${CP}" kubectl --kubeconfig=/etc/kubernetes/admin.conf "$@"
 }
 
-say "Building (or reusing) the offline artifacts: node image ${E2E_FROM_VERSION}, ${E2E_TO_VERSION} release folder"
+say "Building (or reusing) the offline artifacts: node image ${E2E_FROM}, ${E2E_TO} release folder"
 load_artifacts_env
+NODE_IMAGE="$(manifest_field "${MANIFEST}" nodeImage)"
+IMAGE_DIR="$(manifest_field "${MANIFEST}" imageDir)"
+CANARY_TAR="$(manifest_field "${MANIFEST}" canaryArchive)"
+CANARY_IMAGE="$(manifest_field "${MANIFEST}" canaryImage)"
 echo "node image:  ${NODE_IMAGE}"
 echo "--image-dir: ${IMAGE_DIR}"
 
-say "Creating cluster ${NAME} at ${E2E_FROM_VERSION} (1 control plane, 1 worker)"
+say "Creating cluster ${NAME} at ${E2E_FROM} (1 control plane, 1 worker)"
 "${KIND}" delete cluster --name "${NAME}"
 CONFIG=hack/e2e/kind-config.yaml
 if [[ "$(docker info --format '{{.CgroupVersion}}')" == 1 ]]; then

@@ -83,7 +83,10 @@ entry_valid() {
 # locate): left out of derive_key's closure so that rewording a log line does
 # not throw away every entry. Leaving a function off this list only costs a
 # rebuild; a function on it must never change an artifact.
-KEY_NEUTRAL_FUNCTIONS=(log die with_file_lock with_lock unmount_under)
+# The scripts' main functions are on it too: they only pass arguments,
+# which are keyed themselves.
+KEY_NEUTRAL_FUNCTIONS=(log die with_file_lock with_lock unmount_under main cached derive_key key_inputs key_closure
+  key_word key_value key_tree entry_ok entry_valid)
 # Variables that say where things are, not what they are: a cache or a
 # checkout moved elsewhere holds the same artifacts. Their paths are
 # rewritten by key_word instead.
@@ -107,7 +110,8 @@ key_closure() {
     queue+=("${f}_valid")
     while read -r word; do
       queue+=("${word}")
-    done < <(declare -f "${f}" | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u)
+    # (a word followed by a dot, like main.go, names a file, not a call)
+    done < <(declare -f "${f}" | grep -oE '[A-Za-z_][A-Za-z0-9_]*\.?' | grep -v '\.$' | sort -u)
   done
   printf '%s\n' "${!seen[@]}" | sort
 }

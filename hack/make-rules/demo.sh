@@ -13,8 +13,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# demo.sh [ARGS...]: the demo. Makes sure a Docker engine runs
-# (hack/e2e/docker-setup.sh), then runs hack/e2e/demo.sh ARGS, which builds
+# demo.sh [ARGS...]: the demo (after make host-setup): runs hack/e2e/demo.sh
+# ARGS, which builds
 # what it needs offline, creates a cluster at the old version and upgrades
 # it with `kind alpha upgrade`. Needs root.
 
@@ -25,5 +25,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DEMO="hack/e2e/demo.sh"
 require_script "${DEMO}" "the demo"
-stage "docker engine (hack/e2e/docker-setup.sh)" bash hack/e2e/docker-setup.sh
 stage "demo (${DEMO})" bash "${DEMO}" "$@"

@@ -13,8 +13,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# e2e-matrix.sh: the version matrix. Makes sure a Docker engine runs
-# (hack/e2e/docker-setup.sh installs and starts one if needed), then runs
+# e2e-matrix.sh: the version matrix (after make host-setup): runs
 # hack/e2e/matrix.sh, which runs the e2e once per version pair. Needs root.
 # The first run builds every pair's images and binaries offline and caches
 # them (see hack/e2e/build-artifacts.sh).
@@ -26,5 +25,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RUN="hack/e2e/matrix.sh"
 require_script "${RUN}" "the version matrix"
-stage "docker engine (hack/e2e/docker-setup.sh)" bash hack/e2e/docker-setup.sh
 stage "version matrix (${RUN})" bash "${RUN}"

@@ -13,12 +13,11 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# e2e.sh [upgrade|ha|faults|faults-short|pinned|bench]: one end-to-end test
-# (make e2e, make e2e-ha, make e2e-faults, make e2e-pinned) or the benchmark
-# (make bench). Makes
-# sure a Docker engine runs (hack/e2e/docker-setup.sh installs and starts one
-# if needed), then runs hack/e2e/run.sh with the same argument. Needs root. The first run builds every image and
-# binary offline and caches them (see hack/e2e/build-artifacts.sh).
+# e2e.sh SUITE [FLAG...]: one end-to-end suite (make e2e, e2e-ha,
+# e2e-pinned, e2e-faults, e2e-faults-short) or the benchmark (make bench),
+# after make host-setup: runs hack/e2e/run.sh with the same arguments. Needs
+# root. The first run builds every image and binary offline and caches them
+# (see hack/e2e/build-artifacts.sh).
 
 set -o errexit -o nounset -o pipefail
 
@@ -27,5 +26,4 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RUN="hack/e2e/run.sh"
 require_script "${RUN}" "the end-to-end tests"
-stage "docker engine (hack/e2e/docker-setup.sh)" bash hack/e2e/docker-setup.sh
 stage "e2e test ${1:-upgrade} (${RUN})" bash "${RUN}" "$@"

@@ -13,9 +13,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# unit.sh [PACKAGES...]: the unit tests (-short skips TestIntegration...),
-# with the race detector, of PACKAGES; by default of ./... and of the
-# hack/e2e module.
+# unit.sh [PACKAGES...]: the unit tests, with the race detector, of
+# PACKAGES; by default of ./... and of the hack/e2e module. With -tags e2e,
+# so that the end-to-end tests compile and their unit tests run (-short
+# skips the integration tests themselves).
 
 set -o errexit -o nounset -o pipefail
 
@@ -25,10 +26,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # the race detector needs cgo
 export CGO_ENABLED=1
 if [[ $# -gt 0 ]]; then
-  stage "unit tests (go test -short -race $*)" go test -short -race "$@"
+  stage "unit tests (go test -short -race -tags e2e $*)" go test -short -race -tags e2e "$@"
   exit
 fi
-stage "unit tests (go test -short -race ./...)" go test -short -race ./...
+stage "unit tests (go test -short -race -tags e2e ./...)" go test -short -race -tags e2e ./...
 # the offline e2e toolchain's own module: the mirror, kindnetd, the load
 # balancer stand-in
 stage "unit tests of hack/e2e (go test -short -race ./...)" bash -c 'cd hack/e2e && go test -short -race ./...'

@@ -1,3 +1,5 @@
+//go:build e2e
+
 /*
 Copyright 2026 The kind-upgrade Authors.
 
@@ -28,10 +30,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// envSourceRelease is the release tarball of the source version, whose
-// image archives are of another version than the target's.
-const envSourceRelease = "E2E_SOURCE_RELEASE"
 
 // linkTree makes dst a tree of folders mirroring src, with a symlink to
 // each of src's files.
@@ -122,7 +120,7 @@ func badInputs(t *testing.T, h *harness, bin string) []badInput {
 			return replaceFile(p, change(b), mode)
 		}
 	}
-	upgrade := []string{"alpha", "upgrade", "--name", h.name, "--image-dir", "<dir>"}
+	upgrade := []string{"alpha", "upgrade", "--name", h.Name, "--image-dir", "<dir>"}
 	with := func(extra ...string) []string { return append(append([]string{}, upgrade...), extra...) }
 	cases := []badInput{
 		{"an empty folder", upgrade, func(dir string) error {
@@ -151,15 +149,15 @@ func badInputs(t *testing.T, h *harness, bin string) []badInput {
 			}
 			return b
 		}), []string{"kube-proxy.tar"}},
-		{"the etcd archive missing", upgrade, remove("etcd.tar"), []string{"neither on the nodes nor in --image-dir", getenv(t, envEtcd)}},
-		{"the CoreDNS archive missing", upgrade, remove("coredns.tar"), []string{"neither on the nodes nor in --image-dir", getenv(t, envCoreDNS)}},
+		{"the etcd archive missing", upgrade, remove("etcd.tar"), []string{"neither on the nodes nor in --image-dir", h.Manifest.ToEtcdImage}},
+		{"the CoreDNS archive missing", upgrade, remove("coredns.tar"), []string{"neither on the nodes nor in --image-dir", h.Manifest.ToCoreDNSImage}},
 		{"the pause archive missing", upgrade, remove("pause.tar"), []string{"neither on the nodes nor in --image-dir", "pause"}},
 		{"a cluster that does not exist", []string{"alpha", "upgrade", "--name", "no-such-cluster", "--image-dir", "<dir>"}, none, []string{`cluster "no-such-cluster" not found`, "kind get clusters"}},
 		{"a --skip-phases typo", with("--skip-phases", "kubelet"), none, []string{`unknown phase "kubelet" in --skip-phases`}},
 		{"--skip-phases that would break the version skew", with("--skip-phases", "control-plane"), none, []string{"a kubelet must never be newer than the API server"}},
 		{"skipping preflight", with("--skip-phases", "preflight"), none, []string{`phase "preflight" cannot be skipped`}},
 		{"a non-positive --wait", with("--wait", "0s"), none, []string{"the wait for readiness must be positive, not 0s"}},
-		{"a tarball that is not a Kubernetes release", []string{"alpha", "upgrade", "--name", h.name, "--image-dir", "<dir>/notes.tar.gz"}, func(dir string) error {
+		{"a tarball that is not a Kubernetes release", []string{"alpha", "upgrade", "--name", h.Name, "--image-dir", "<dir>/notes.tar.gz"}, func(dir string) error {
 			return writeTarball(filepath.Join(dir, "notes.tar.gz"), map[string]string{"notes/README": "not Kubernetes\n"})
 		}, []string{"kubeadm not found in", "notes.tar.gz"}},
 		{"two release tarballs in a folder", upgrade, func(dir string) error {
@@ -171,14 +169,16 @@ func badInputs(t *testing.T, h *harness, bin string) []badInput {
 			return os.RemoveAll(filepath.Join(dir, "kubernetes"))
 		}, []string{"holds 2 release tarballs"}},
 	}
-	if release := os.Getenv(envSourceRelease); release != "" {
+	// the source version's release tarball: its image archives are of
+	// another version than the target's
+	if release := h.Manifest.SourceRelease; release != "" {
 		cases = append(cases, badInput{"an image archive of the source version", upgrade, func(dir string) error {
 			b, err := extractFromTarball(release, "kubernetes/server/bin/kube-apiserver.tar")
 			if err != nil {
 				return err
 			}
 			return replaceFile(filepath.Join(dir, bin, "kube-apiserver.tar"), b, 0o644)
-		}, []string{"neither on the nodes nor in --image-dir", "kube-apiserver:" + getenv(t, envTo)}})
+		}, []string{"neither on the nodes nor in --image-dir", "kube-apiserver:" + h.Manifest.To}})
 	}
 	return cases
 }
@@ -215,7 +215,7 @@ func writeTarball(p string, files map[string]string) error {
 func (h *harness) nodeState(nodes []string) (string, error) {
 	var b strings.Builder
 	for _, n := range nodes {
-		out, err := h.runStdout("docker", "exec", n, "sh", "-c",
+		out, err := h.RunStdout("docker", "exec", n, "sh", "-c",
 			`sha256sum /usr/bin/kubeadm /usr/bin/kubelet /usr/bin/kubectl; cat /kind/version; echo; `+
 				`ls -la /kind/upgrade 2>/dev/null | awk '{print $1, $5, $NF}'; ctr --namespace=k8s.io images ls -q | sort; `+
 				`sha256sum /etc/kubernetes/manifests/* 2>/dev/null; sha256sum /var/lib/kubelet/config.yaml`)
@@ -224,7 +224,7 @@ func (h *harness) nodeState(nodes []string) (string, error) {
 		}
 		fmt.Fprintf(&b, "== %s\n%s", n, out)
 	}
-	out, err := h.kubectl("get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion} unschedulable={.spec.unschedulable} {.metadata.annotations.kind-upgrade\.x-k8s\.io/cordoned-by-upgrade}{"\n"}{end}`)
+	out, err := h.Kubectl("get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion} unschedulable={.spec.unschedulable} {.metadata.annotations.kind-upgrade\.x-k8s\.io/cordoned-by-upgrade}{"\n"}{end}`)
 	if err != nil {
 		return "", err
 	}
@@ -239,9 +239,9 @@ func (h *harness) refusedChangingNothing(nodes []string, args []string, want []s
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(h.kind, args...)
+	cmd := exec.Command(h.Kind, args...)
 	out, runErr := cmd.CombinedOutput()
-	fmt.Fprintf(h.log, "$ %s  # err=%v\n%s\n", strings.Join(cmd.Args, " "), runErr, out)
+	fmt.Fprintf(h.CommandLog, "$ %s  # err=%v\n%s\n", strings.Join(cmd.Args, " "), runErr, out)
 	msg := strings.TrimSpace(string(out))
 	if runErr == nil {
 		return msg, fmt.Errorf("exit 0, not refused:\n%s", lastLines(msg, 10))

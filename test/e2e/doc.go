@@ -14,10 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package e2e upgrades a real kind cluster with `kind alpha upgrade`. It
-// needs a Docker engine and the offline artifacts hack/e2e builds; run it
-// with `make e2e` (hack/e2e/run.sh), which provides both, and the HA test
-// (3 control-plane nodes, 2 workers, availability probes) with `make
-// e2e-ha` (hack/e2e/run.sh ha). The parsers and checks the tests use
-// (events, probes, etcd) are unit-tested and run under -short.
+// Package e2e holds the end-to-end tests: each creates a real kind cluster
+// from the offline artifacts (hack/e2e builds them and writes their
+// manifest), upgrades it with `kind alpha upgrade` and checks the result.
+// The tests build only with the e2e tag and are selected by -run alone:
+//
+//	go test -tags e2e ./test/e2e -run '^TestIntegrationUpgradeHA$' -args -manifest=FILE
+//
+// which make e2e, e2e-ha, e2e-pinned, e2e-faults and e2e-faults-short do
+// through hack/e2e/run.sh. Under -short they skip. What they share lives in
+// packages beside: kindtest (the cluster driver), manifest, timeline
+// (events and order checks), probe (availability), faultchain and
+// etcdcheck, whose unit tests run in make unit.
 package e2e

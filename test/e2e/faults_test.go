@@ -1,3 +1,5 @@
+//go:build e2e
+
 /*
 Copyright 2026 The kind-upgrade Authors.
 
@@ -31,12 +33,10 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/faultchain"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
-
-// envFaults picks the fault chain: "full" (make e2e-faults) or "short" (the
-// subset make test runs). Unset, the test is skipped.
-const envFaults = "E2E_FAULTS"
 
 const faultsClusterName = "kind-upgrade-e2e-faults"
 
@@ -117,7 +117,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 // fault pick (when not nil) returns for one of its events. It returns when
 // the run has ended and the fault's own work (a node restart) is done.
 func (h *harness) faultedRun(imageDir string, pick func(timeline.Event) *faultchain.Point) faultRun {
-	cmd := exec.Command(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+	cmd := exec.Command(h.Kind, "alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json", "-v", "1")
 	// a SIGKILLed run's docker exec children may hold its pipes for long
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
@@ -159,7 +159,7 @@ func (h *harness) faultedRun(imageDir string, pick func(timeline.Event) *faultch
 			run.fired = time.Time{}
 			mu.Unlock()
 		case faultchain.RestartNode:
-			_, _ = h.run(nil, "docker", "restart", h.name+"-"+p.Node)
+			_, _ = h.Run(nil, "docker", "restart", h.Name+"-"+p.Node)
 		}
 	}
 	cmd.Stdout = &lineWriter{fn: func(line string) {
@@ -191,7 +191,7 @@ func (h *harness) faultedRun(imageDir string, pick func(timeline.Event) *faultch
 	if run.point != nil {
 		what = run.point.String()
 	}
-	fmt.Fprintf(h.log, "$ %s  (%s; fired=%v)  # %s, err=%v\n%s%s\n", strings.Join(cmd.Args, " "), what, !run.fired.IsZero(), run.duration.Round(time.Millisecond), run.exitErr, run.raw, run.stderr)
+	fmt.Fprintf(h.CommandLog, "$ %s  (%s; fired=%v)  # %s, err=%v\n%s%s\n", strings.Join(cmd.Args, " "), what, !run.fired.IsZero(), run.duration.Round(time.Millisecond), run.exitErr, run.raw, run.stderr)
 	return run
 }
 
@@ -201,7 +201,7 @@ func (h *harness) checkFaulted(run faultRun) error {
 	if run.fired.IsZero() {
 		return fmt.Errorf("the run never reached %s (exit: %v):\n%s", p, run.exitErr, lastLines(run.stderr, 15))
 	}
-	if err := p.LandedInside(run.events, h.name, run.fired); err != nil {
+	if err := p.LandedInside(run.events, h.Name, run.fired); err != nil {
 		return err
 	}
 	switch {
@@ -226,34 +226,37 @@ func lastLines(s string, n int) string {
 // checks that the last run finishes the upgrade, that no finished work ran
 // twice and that nothing was lost.
 func TestIntegrationUpgradeFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the offline artifacts (make e2e-faults)")
-	}
-	var chain []faultchain.Point
-	switch os.Getenv(envFaults) {
-	case "full":
-		chain = fullChain
-	case "short":
-		chain = shortChain
-	default:
-		t.Skip(envFaults + " is not set: the fault chain runs with make e2e-faults (full) and make test (short)")
-	}
-	from, to := getenv(t, envFrom), getenv(t, envTo)
-	h := newHarness(t, faultsClusterName, 3, "kind-alpha-upgrade-e2e-faults "+os.Getenv(envFaults)+" "+from+"-"+to)
-	imageDir := getenv(t, envImageDir)
-	worker := h.name + "-worker"
+	testFaults(t, integration(t), "full", fullChain)
+}
 
-	h.createCluster(from, faultsClusterConfig)
-	h.must("nodes Ready at "+from, func() error { return h.nodesReadyAt(from, 3*time.Minute) })
-	h.must("deploy the canaries", func() error { return h.deployCanaries(workloads, worker) })
+// TestIntegrationUpgradeFaultsShort (make e2e-faults-short, part of make
+// test) is TestIntegrationUpgradeFaults with the short chain: inside an
+// image import, kubeadm upgrade node and a drain, without the bad inputs.
+func TestIntegrationUpgradeFaultsShort(t *testing.T) {
+	testFaults(t, integration(t), "short", shortChain)
+}
+
+func testFaults(t *testing.T, m *manifest.Manifest, which string, chain []faultchain.Point) {
+	from, to := m.From, m.To
+	sub := "faults"
+	if which == "short" {
+		sub = "faults-short"
+	}
+	h := newHarness(t, m, faultsClusterName, 3, sub)
+	imageDir := m.ImageDir
+	worker := h.Name + "-worker"
+
+	h.CreateCluster(from, faultsClusterConfig)
+	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
+	h.Must("deploy the canaries", func() error { return h.DeployCanaries(workloads, worker) })
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
-	h.must("write to the PersistentVolume", func() error {
-		_, err := h.canary("write", "/data/canary.txt", token)
+	h.Must("write to the PersistentVolume", func() error {
+		_, err := h.Canary("write", "/data/canary.txt", token)
 		return err
 	})
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.writeEtcdKeys(token) })
+	h.Must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.WriteEtcdKeys(token) })
 
-	full := os.Getenv(envFaults) == "full"
+	full := which == "full"
 	// the chain's --image-dir: a folder of symlinks to the good one, at a
 	// path with spaces; both must work
 	goodDir := imageDir
@@ -262,10 +265,10 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 	if full {
 		h.badInputs(goodDir, imageDir)
 	}
-	driver := faultchain.NewDriver(h.name, chain, full)
+	driver := faultchain.NewDriver(h.Name, chain, full)
 	var runs []faultRun
 	var report strings.Builder
-	fmt.Fprintf(&report, "Fault chain (%s) %s -> %s on 1 control-plane node and 2 workers:\n", os.Getenv(envFaults), from, to)
+	fmt.Fprintf(&report, "Fault chain (%s) %s -> %s on 1 control-plane node and 2 workers:\n", which, from, to)
 	line := func(run faultRun, what string, err error) {
 		fmt.Fprintf(&report, "  run %2d  %-100s %6.1fs  %s\n", len(runs), what, run.duration.Seconds(), faultOutcome(run, err))
 	}
@@ -281,7 +284,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 			what = "stopped by " + run.point.String()
 		}
 		t.Logf("run %d: %s after %s; %s", len(runs), what, run.duration.Round(time.Millisecond), faultOutcome(run, nil))
-		writeFile(t, h.artifacts, fmt.Sprintf("faults-run-%03d-events.jsonl", len(runs)), run.raw)
+		kindtest.WriteFile(t, h.Artifacts, fmt.Sprintf("faults-run-%03d-events.jsonl", len(runs)), run.raw)
 		if run.exitErr == nil {
 			// it finished: a fault at the last step's end came too late
 			final = run
@@ -290,37 +293,37 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 				err = fmt.Errorf("the run finished although %s stopped it", run.point)
 			}
 			line(run, "the same command, to the end", err)
-			h.check("the run that finished was not stopped inside a step", func() error { return err })
+			h.Check("the run that finished was not stopped inside a step", func() error { return err })
 			break
 		}
 		if run.point == nil {
 			// nothing stopped it: the upgrade itself failed
 			err := fmt.Errorf("run %d failed by itself: %v:\n%s", len(runs), run.exitErr, lastLines(run.stderr, 20))
 			line(run, "no fault", err)
-			h.check(fmt.Sprintf("run %d fails only where the chain stops it", len(runs)), func() error { return err })
+			h.Check(fmt.Sprintf("run %d fails only where the chain stops it", len(runs)), func() error { return err })
 			continue
 		}
 		p := *run.point
 		driver.Fired(p)
 		err := h.checkFaulted(run)
 		line(run, p.String(), err)
-		h.suite.add(fmt.Sprintf("run %d is stopped by %s", len(runs), p), run.duration, err)
+		h.Record(fmt.Sprintf("run %d is stopped by %s", len(runs), p), run.duration, err, "")
 		if err != nil {
 			t.Errorf("run %d: %v", len(runs), err)
 		}
 		if p.Action != faultchain.RestartNode {
 			continue
 		}
-		node := h.name + "-" + p.Node
-		h.check("the restarted node "+node+" is Ready again", func() error {
-			return eventually(3*time.Minute, func() error { return h.nodeReady(node) })
+		node := h.Name + "-" + p.Node
+		h.Check("the restarted node "+node+" is Ready again", func() error {
+			return kindtest.Eventually(3*time.Minute, func() error { return h.nodeReady(node) })
 		})
 		if !full {
 			continue
 		}
 		// and stopped, mid-upgrade: refused until it is started again
-		h.check("with "+node+"'s container stopped, a run is refused in preflight", func() error {
-			if _, err := h.run(nil, "docker", "stop", node); err != nil {
+		h.Check("with "+node+"'s container stopped, a run is refused in preflight", func() error {
+			if _, err := h.Run(nil, "docker", "stop", node); err != nil {
 				return err
 			}
 			run := h.faultedRun(imageDir, nil)
@@ -339,21 +342,21 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 			}
 			return nil
 		})
-		h.check("after docker start "+node+", it is Ready again", func() error {
-			if _, err := h.run(nil, "docker", "start", node); err != nil {
+		h.Check("after docker start "+node+", it is Ready again", func() error {
+			if _, err := h.Run(nil, "docker", "start", node); err != nil {
 				return err
 			}
-			return eventually(3*time.Minute, func() error { return h.nodeReady(node) })
+			return kindtest.Eventually(3*time.Minute, func() error { return h.nodeReady(node) })
 		})
 	}
-	h.check("every fault point of the chain was reached", func() error {
+	h.Check("every fault point of the chain was reached", func() error {
 		var missed []string
 		for _, p := range driver.Missed() {
 			missed = append(missed, p.String())
 		}
 		return timeline.JoinProblems("never reached", missed)
 	})
-	h.must("a last run finishes the upgrade", func() error {
+	h.Must("a last run finishes the upgrade", func() error {
 		if final.exitErr != nil || final.raw == "" {
 			return fmt.Errorf("no run finished within %d runs", maxRuns)
 		}
@@ -379,10 +382,10 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 			fmt.Fprintf(&report, "  %s\n", k)
 		}
 	}
-	writeFile(t, h.artifacts, "faults-report.txt", report.String())
+	kindtest.WriteFile(t, h.Artifacts, "faults-report.txt", report.String())
 	t.Log("\n" + report.String())
 
-	h.check("no finished work ran twice across the chain", func() error {
+	h.Check("no finished work ran twice across the chain", func() error {
 		var all [][]timeline.Event
 		for _, r := range runs {
 			all = append(all, r.events)
@@ -392,36 +395,13 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 		}
 		return nil
 	})
-	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
-	h.check("the API server runs "+to, func() error { return h.serverAt(to) })
-	h.check("etcd runs "+getenv(t, envEtcd), func() error { return h.podImage("component=etcd", getenv(t, envEtcd)) })
-	h.check("CoreDNS runs "+getenv(t, envCoreDNS), func() error { return h.podImage("k8s-app=kube-dns", getenv(t, envCoreDNS)) })
-	h.check("no node is left cordoned", func() error {
-		out, err := h.kubectl("get", "nodes", "-o", "jsonpath={range .items[*]}{.metadata.name}={.spec.unschedulable} {end}")
-		if err == nil && strings.Contains(out, "=true") {
-			err = fmt.Errorf("cordoned: %s", out)
-		}
+	h.checkAfterUpgrade(afterUpgrade{
+		to: to, etcd: m.ToEtcdImage, coreDNS: m.ToCoreDNSImage, noCordon: true,
+		volumeToken: token, configMapsToken: token,
+	})
+	h.Check("the canary Deployment is available with 2 replicas", func() error {
+		_, err := h.Kubectl("wait", "--for=condition=Available", "--timeout=120s", "deployment/canary", "deployment/pv-canary")
 		return err
-	})
-	h.check("the canary Deployment is available with 2 replicas", func() error {
-		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=120s", "deployment/canary", "deployment/pv-canary")
-		return err
-	})
-	h.check("the PersistentVolume data reads back", func() error {
-		return eventually(time.Minute, func() error {
-			out, err := h.canary("read", "/data/canary.txt")
-			if err == nil && strings.TrimSpace(out) != token {
-				err = fmt.Errorf("read %q, want %q", out, token)
-			}
-			return err
-		})
-	})
-	h.check(fmt.Sprintf("the %d ConfigMaps written before read back", etcdcheck.Keys), func() error {
-		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
-		if err != nil {
-			return err
-		}
-		return etcdcheck.CheckKeys(out, token)
 	})
 }
 
@@ -429,7 +409,7 @@ func TestIntegrationUpgradeFaults(t *testing.T) {
 // node's binaries go, is refused and changes nothing; linked is a good
 // --image-dir the disk case uses.
 func (h *harness) badInputs(goodDir, linked string) {
-	nodes := []string{h.cp, h.name + "-worker", h.name + "-worker2"}
+	nodes := []string{h.CP, h.Name + "-worker", h.Name + "-worker2"}
 	bin := "kubernetes/server/bin"
 	if _, err := os.Stat(filepath.Join(goodDir, bin, "kubeadm")); err != nil {
 		h.t.Fatalf("the bad inputs are made from a release tree with archives beside it: %v", err)
@@ -438,7 +418,7 @@ func (h *harness) badInputs(goodDir, linked string) {
 	for i, c := range badInputs(h.t, h, bin) {
 		dir := filepath.Join(h.t.TempDir(), fmt.Sprintf("bad input %02d", i+1))
 		linkTree(h.t, goodDir, dir)
-		h.check("refused, nothing changed: "+c.name, func() error {
+		h.Check("refused, nothing changed: "+c.name, func() error {
 			if err := c.setup(dir); err != nil {
 				return fmt.Errorf("setup: %w", err)
 			}
@@ -451,22 +431,22 @@ func (h *harness) badInputs(goodDir, linked string) {
 			return err
 		})
 	}
-	node := h.name + "-worker2"
-	h.check("refused, nothing changed: a full disk where the binaries go (a 1 MiB tmpfs on "+node+"'s /kind/upgrade)", func() error {
-		if _, err := h.run(nil, "docker", "exec", node, "sh", "-c", "mkdir /kind/upgrade && mount -t tmpfs -o size=1m tmpfs /kind/upgrade"); err != nil {
+	node := h.Name + "-worker2"
+	h.Check("refused, nothing changed: a full disk where the binaries go (a 1 MiB tmpfs on "+node+"'s /kind/upgrade)", func() error {
+		if _, err := h.Run(nil, "docker", "exec", node, "sh", "-c", "mkdir /kind/upgrade && mount -t tmpfs -o size=1m tmpfs /kind/upgrade"); err != nil {
 			return err
 		}
 		defer func() {
-			if _, err := h.run(nil, "docker", "exec", node, "sh", "-c", "umount /kind/upgrade && rmdir /kind/upgrade"); err != nil {
+			if _, err := h.Run(nil, "docker", "exec", node, "sh", "-c", "umount /kind/upgrade && rmdir /kind/upgrade"); err != nil {
 				h.t.Errorf("failed to remove the tmpfs: %v", err)
 			}
 		}()
-		msg, err := h.refusedChangingNothing(nodes, []string{"alpha", "upgrade", "--name", h.name, "--image-dir", linked},
+		msg, err := h.refusedChangingNothing(nodes, []string{"alpha", "upgrade", "--name", h.Name, "--image-dir", linked},
 			[]string{`node "` + node + `" has 1 MiB free in /kind/upgrade (file system /kind/upgrade)`, "free disk space"})
 		fmt.Fprintf(&report, "a full disk where the binaries go:\n  %s\n", lastLines(msg, 1))
 		return err
 	})
-	writeFile(h.t, h.artifacts, "bad-inputs.txt", report.String())
+	kindtest.WriteFile(h.t, h.Artifacts, "bad-inputs.txt", report.String())
 }
 
 // faultOutcome says how a run ended, on one line.
@@ -493,7 +473,7 @@ func errorLine(stderr string) string {
 
 // nodeReady returns nil when node is Ready.
 func (h *harness) nodeReady(node string) error {
-	list, err := h.nodes()
+	list, err := h.Nodes()
 	if err != nil {
 		return err
 	}
@@ -525,7 +505,7 @@ func (h *harness) atInotifyLimit(fn func(limit int) (string, error)) (string, er
 		return "", err
 	}
 	limit := held + 2
-	fmt.Fprintf(h.log, "# %s: %s -> %d (root holds %d)\n", inotifyInstancesLimit, strings.TrimSpace(string(old)), limit, held)
+	fmt.Fprintf(h.CommandLog, "# %s: %s -> %d (root holds %d)\n", inotifyInstancesLimit, strings.TrimSpace(string(old)), limit, held)
 	if err := os.WriteFile(inotifyInstancesLimit, []byte(fmt.Sprint(limit)), 0o644); err != nil {
 		return "", err
 	}

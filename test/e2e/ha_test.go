@@ -1,3 +1,5 @@
+//go:build e2e
+
 /*
 Copyright 2026 The kind-upgrade Authors.
 
@@ -20,7 +22,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,17 +29,13 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/probe"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
-// envHA turns the HA test on: it needs five node containers and takes
-// long, so `go test` alone, and `make e2e`, leave it out
-// (hack/e2e/run.sh ha, `make e2e-ha`, sets it).
-const envHA = "E2E_HA"
-
 // haClusterName differs from the single control-plane test's cluster, so
-// both can be kept (E2E_KEEP_CLUSTER) side by side.
+// both can be kept (-keep-cluster) side by side.
 const haClusterName = "kind-upgrade-e2e-ha"
 
 // haClusterConfig: three control-plane nodes, which makes kind put its
@@ -144,34 +141,29 @@ spec:
 `
 
 func TestIntegrationUpgradeHA(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the offline artifacts (make e2e-ha)")
-	}
-	if os.Getenv(envHA) == "" {
-		t.Skip(envHA + " is not set: the HA upgrade test runs with make e2e-ha (hack/e2e/run.sh ha)")
-	}
-	from, to := getenv(t, envFrom), getenv(t, envTo)
-	h := newHarness(t, haClusterName, 5, "kind-alpha-upgrade-e2e-ha "+from+"-"+to)
+	m := integration(t)
+	from, to := m.From, m.To
+	h := newHarness(t, m, haClusterName, 5, "ha")
 	// kind create and kind alpha upgrade of five nodes on a small machine
-	h.timeout = 45 * time.Minute
-	imageDir := getenv(t, envImageDir)
-	etcdImage, corednsImage := getenv(t, envEtcd), getenv(t, envCoreDNS)
-	controlPlanes := []string{h.cp, h.name + "-control-plane2", h.name + "-control-plane3"}
-	workers := []string{h.name + "-worker", h.name + "-worker2"}
+	h.Timeout = 45 * time.Minute
+	imageDir := m.ImageDir
+	etcdImage, corednsImage := m.ToEtcdImage, m.ToCoreDNSImage
+	controlPlanes := []string{h.CP, h.Name + "-control-plane2", h.Name + "-control-plane3"}
+	workers := []string{h.Name + "-worker", h.Name + "-worker2"}
 
-	createTime := h.createCluster(from, haClusterConfig)
-	h.must("nodes Ready at "+from, func() error {
-		return h.nodesReadyAt(from, 5*time.Minute, func() error {
+	createTime := h.CreateCluster(from, haClusterConfig)
+	h.Must("nodes Ready at "+from, func() error {
+		return h.NodesReadyAt(from, 5*time.Minute, func() error {
 			return h.nodeNames(append(append([]string{}, controlPlanes...), workers...))
 		})
 	})
-	before := h.versions("Before the upgrade")
+	before := h.Versions("Before the upgrade")
 	t.Log(before)
 
 	// the control-plane nodes' addresses: to reach each API server on its
 	// own, and to tell from its certificate which one answered
 	cpIPs := map[string]string{}
-	h.must("find the control-plane nodes' addresses", func() error {
+	h.Must("find the control-plane nodes' addresses", func() error {
 		for _, cp := range controlPlanes {
 			ip, err := h.containerIP(cp)
 			if err != nil {
@@ -183,19 +175,19 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	})
 	identify := func(c *x509.Certificate) string { return probe.IdentifyServer(c, cpIPs) }
 
-	h.must("deploy the canaries", func() error { return h.deployCanaries(haWorkloads, workers[0]) })
-	h.must("the canary runs one replica on each worker", func() error {
-		return eventually(time.Minute, func() error { return h.canaryOnWorkers(workers) })
+	h.Must("deploy the canaries", func() error { return h.DeployCanaries(haWorkloads, workers[0]) })
+	h.Must("the canary runs one replica on each worker", func() error {
+		return kindtest.Eventually(time.Minute, func() error { return h.canaryOnWorkers(workers) })
 	})
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
-	h.must("write to the PersistentVolume", func() error {
-		_, err := h.canary("write", "/data/canary.txt", token)
+	h.Must("write to the PersistentVolume", func() error {
+		_, err := h.Canary("write", "/data/canary.txt", token)
 		return err
 	})
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.writeEtcdKeys(token) })
+	h.Must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.WriteEtcdKeys(token) })
 	// not a must: the measured upgrade is worth running even if this way
 	// of asking etcd fails
-	h.check("etcd has a healthy member on each control-plane node before the upgrade", func() error {
+	h.Check("etcd has a healthy member on each control-plane node before the upgrade", func() error {
 		status, err := h.etcdStatus(controlPlanes)
 		if err != nil {
 			return err
@@ -213,8 +205,8 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	addonsBefore, _ := h.addonImages()
 	serviceURL := "http://canary.default.svc.cluster.local/"
 	httpCheck := func() error {
-		return eventually(time.Minute, func() error {
-			out, err := h.canary("get", serviceURL)
+		return kindtest.Eventually(time.Minute, func() error {
+			out, err := h.Canary("get", serviceURL)
 			if err != nil {
 				return err
 			}
@@ -224,12 +216,12 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 			return nil
 		})
 	}
-	h.must("the canary answers HTTP through its Service before", httpCheck)
+	h.Must("the canary answers HTTP through its Service before", httpCheck)
 
 	// the probes run from here until the upgrade returned
 	var api *probe.APIProbe
-	h.must("start probing the API through the load balancer's host port", func() error {
-		out, err := h.runStdout(h.kind, "get", "kubeconfig", "--name", h.name)
+	h.Must("start probing the API through the load balancer's host port", func() error {
+		out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
 		if err != nil {
 			return err
 		}
@@ -250,25 +242,25 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	}
 	defer stopAPI()
 	var canaryIP string
-	h.must("start the canary probers on every node", func() error {
+	h.Must("start the canary probers on every node", func() error {
 		var err error
-		if canaryIP, err = h.kubectl("get", "service", "canary", "-o", "jsonpath={.spec.clusterIP}"); err != nil {
+		if canaryIP, err = h.Kubectl("get", "service", "canary", "-o", "jsonpath={.spec.clusterIP}"); err != nil {
 			return err
 		}
-		r := strings.NewReplacer("IMAGE", "docker.io/"+getenv(t, envCanaryImage), "URL", "http://"+strings.TrimSpace(canaryIP)+"/", "INTERVAL", probe.Interval.String())
-		if err := h.apply(r.Replace(canaryProbers)); err != nil {
+		r := strings.NewReplacer("IMAGE", "docker.io/"+m.CanaryImage, "URL", "http://"+strings.TrimSpace(canaryIP)+"/", "INTERVAL", probe.Interval.String())
+		if err := h.Apply(r.Replace(canaryProbers)); err != nil {
 			return err
 		}
-		if _, err := h.kubectl("rollout", "status", "daemonset/canary-prober", "--timeout=180s"); err != nil {
+		if _, err := h.Kubectl("rollout", "status", "daemonset/canary-prober", "--timeout=180s"); err != nil {
 			return err
 		}
-		return eventually(time.Minute, func() error {
+		return kindtest.Eventually(time.Minute, func() error {
 			samples, probers, err := h.canaryProbes()
 			if err != nil {
 				return err
 			}
-			if len(probers) != h.nodeCount {
-				return fmt.Errorf("%d probers, want one on each of the %d nodes", len(probers), h.nodeCount)
+			if len(probers) != h.NodeCount {
+				return fmt.Errorf("%d probers, want one on each of the %d nodes", len(probers), h.NodeCount)
 			}
 			_, split := probe.BySource(samples)
 			for node := range probers {
@@ -282,16 +274,16 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 
 	// one run, measured: no interruption, no --skip-phases
 	upgradeStart := time.Now()
-	events, upgradeErr := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
-	h.suite.add("kind alpha upgrade to "+to, time.Since(upgradeStart), upgradeErr)
-	writeFile(t, h.artifacts, "upgrade-events.jsonl", events)
+	events, upgradeErr := h.RunStdout(h.Kind, "alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+	h.Record("kind alpha upgrade to "+to, time.Since(upgradeStart), upgradeErr, "")
+	kindtest.WriteFile(t, h.Artifacts, "upgrade-events.jsonl", events)
 	apiSamples := stopAPI()
 	canarySamples, probers, canaryErr := h.canaryProbes()
 	if canaryErr == nil {
-		_, canaryErr = h.kubectl("delete", "daemonset", "canary-prober", "--wait=false")
+		_, canaryErr = h.Kubectl("delete", "daemonset", "canary-prober", "--wait=false")
 	}
-	writeFile(t, h.artifacts, "api-probe.log", probe.FormatSamples(apiSamples))
-	writeFile(t, h.artifacts, "canary-probe.log", probe.FormatSamples(canarySamples))
+	kindtest.WriteFile(t, h.Artifacts, "api-probe.log", probe.FormatSamples(apiSamples))
+	kindtest.WriteFile(t, h.Artifacts, "canary-probe.log", probe.FormatSamples(canarySamples))
 
 	// the report first: it is what tells a failure apart
 	parsed, eventsErr := timeline.Parse(events)
@@ -309,12 +301,12 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	if upgradeErr != nil {
 		t.Fatalf("kind alpha upgrade to %s: %v", to, upgradeErr)
 	}
-	h.check("read the upgrade's JSON events", func() error { return eventsErr })
-	h.check("read the canary probers' logs", func() error { return canaryErr })
-	for _, c := range timeline.UpgradeOrder(spans, h.cp, controlPlanes, workers) {
-		h.check(c.Name, c.Fn)
+	h.Check("read the upgrade's JSON events", func() error { return eventsErr })
+	h.Check("read the canary probers' logs", func() error { return canaryErr })
+	for _, c := range timeline.UpgradeOrder(spans, h.CP, controlPlanes, workers) {
+		h.Check(c.Name, c.Fn)
 	}
-	h.check(fmt.Sprintf("the API through the load balancer was never unreachable for more than %s (longest: %s)", probe.APIOutageBound, ha.APIAvailability().Longest().Duration().Round(time.Millisecond)), func() error {
+	h.Check(fmt.Sprintf("the API through the load balancer was never unreachable for more than %s (longest: %s)", probe.APIOutageBound, ha.APIAvailability().Longest().Duration().Round(time.Millisecond)), func() error {
 		a := ha.APIAvailability()
 		if a.Total == 0 {
 			return fmt.Errorf("the API probe sent no request during the upgrade")
@@ -324,15 +316,22 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		}
 		return nil
 	})
-	h.check("the canary answered every request while a worker was drained (from its drain to its uncordoning)", ha.CanaryDuringDrains)
+	h.Check("the canary answered every request while a worker was drained (from its drain to its uncordoning)", ha.CanaryDuringDrains)
 
-	after := h.versions("After the upgrade")
-	writeFile(t, h.artifacts, "ha-report.txt", report+"\n"+before+"\n"+after)
+	after := h.Versions("After the upgrade")
+	kindtest.WriteFile(t, h.Artifacts, "ha-report.txt", report+"\n"+before+"\n"+after)
 
-	h.check("every node Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
-	h.check("the API server runs "+to, func() error { return h.serverAt(to) })
-	h.check("every control-plane node's static pods run "+to+"'s images and are Ready", func() error {
-		return eventually(2*time.Minute, func() error {
+	// the drains moved the pods that test from the first worker
+	h.Check("the pod with the PersistentVolume is back on "+workers[0], func() error {
+		_, err := h.Kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/pv-canary")
+		return err
+	})
+	h.checkAfterUpgrade(afterUpgrade{
+		to: to, coreDNS: corednsImage, kubeProxy: true, canaryHTTP: httpCheck,
+		volumeToken: token, addonsBefore: addonsBefore, dns: true,
+	})
+	h.Check("every control-plane node's static pods run "+to+"'s images and are Ready", func() error {
+		return kindtest.Eventually(2*time.Minute, func() error {
 			return h.staticPods(controlPlanes, map[string]string{
 				"kube-apiserver":          "registry.k8s.io/kube-apiserver:" + to,
 				"kube-controller-manager": "registry.k8s.io/kube-controller-manager:" + to,
@@ -341,8 +340,8 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 			})
 		})
 	})
-	h.check(fmt.Sprintf("etcd has %d healthy voting members, one per control-plane node, at %s", len(controlPlanes), etcdcheck.VersionOf(etcdImage)), func() error {
-		return eventually(2*time.Minute, func() error {
+	h.Check(fmt.Sprintf("etcd has %d healthy voting members, one per control-plane node, at %s", len(controlPlanes), etcdcheck.VersionOf(etcdImage)), func() error {
+		return kindtest.Eventually(2*time.Minute, func() error {
 			status, err := h.etcdStatus(controlPlanes)
 			if err != nil {
 				return err
@@ -355,7 +354,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 		})
 	})
 	for _, cp := range controlPlanes {
-		h.check("the API server of "+cp+", asked directly, is ready (etcd included) and reads every ConfigMap written before", func() error {
+		h.Check("the API server of "+cp+", asked directly, is ready (etcd included) and reads every ConfigMap written before", func() error {
 			for _, path := range []string{"/readyz", "/readyz/etcd"} {
 				if _, err := h.directKubectl(cp, cpIPs[cp], "get", "--raw="+path); err != nil {
 					return err
@@ -368,70 +367,21 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 			return etcdcheck.CheckKeys(out, token)
 		})
 	}
-	h.check("the load balancer routes to all three API servers", func() error {
-		return eventually(time.Minute, func() error { return h.balancedAcross(controlPlanes, identify) })
+	h.Check("the load balancer routes to all three API servers", func() error {
+		return kindtest.Eventually(time.Minute, func() error { return h.balancedAcross(controlPlanes, identify) })
 	})
-	h.check("CoreDNS runs "+corednsImage, func() error {
-		return h.podImage("k8s-app=kube-dns", corednsImage)
-	})
-	h.check("kube-proxy runs registry.k8s.io/kube-proxy:"+to, func() error {
-		return h.podImage("k8s-app=kube-proxy", "registry.k8s.io/kube-proxy:"+to)
-	})
-	// the drains moved the pods that test from the first worker
-	h.check("the pod with the PersistentVolume is back on "+workers[0], func() error {
-		_, err := h.kubectl("wait", "--for=condition=Available", "--timeout=180s", "deployment/pv-canary")
-		return err
-	})
-	h.check("the canary answers HTTP through its Service after", httpCheck)
-	h.check("the canary Deployment is available with one replica on each worker", func() error {
-		if _, err := h.kubectl("wait", "--for=condition=Available", "--timeout=120s", "deployment/canary"); err != nil {
+	h.Check("the canary Deployment is available with one replica on each worker", func() error {
+		if _, err := h.Kubectl("wait", "--for=condition=Available", "--timeout=120s", "deployment/canary"); err != nil {
 			return err
 		}
-		return eventually(time.Minute, func() error { return h.canaryOnWorkers(workers) })
+		return kindtest.Eventually(time.Minute, func() error { return h.canaryOnWorkers(workers) })
 	})
-	h.check("the PersistentVolume data reads back", func() error {
-		out, err := h.canary("read", "/data/canary.txt")
-		if err == nil && strings.TrimSpace(out) != token {
-			err = fmt.Errorf("read %q, want %q", out, token)
-		}
-		return err
-	})
-	h.check("kind's add-ons are still available and were not changed", func() error {
-		after, err := h.addonImages()
-		if err == nil && after != addonsBefore {
-			err = fmt.Errorf("the add-ons' images changed: before %s, after %s", addonsBefore, after)
-		}
-		return err
-	})
-	h.check("cluster DNS resolves", func() error {
-		return eventually(time.Minute, func() error {
-			_, err := h.canary("lookup", "kubernetes.default.svc.cluster.local")
-			return err
-		})
-	})
-	h.check("a second upgrade changes nothing and exits 0", func() error {
-		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
-		if err != nil {
-			return err
-		}
-		writeFile(t, h.artifacts, "second-upgrade-events.jsonl", out)
-		if !strings.Contains(out, "nothing to do") {
-			return fmt.Errorf("the second upgrade did not say there was nothing to do:\n%s", out)
-		}
-		order, _, _, err := timeline.PhaseTimes(out)
-		if err != nil {
-			return err
-		}
-		if strings.Join(order, ",") != "preflight" {
-			return fmt.Errorf("the second upgrade ran phases %v", order)
-		}
-		return h.allAt(to)
-	})
+	h.checkNoOpRerun(imageDir, to)
 }
 
 // nodeNames checks that the cluster's nodes are exactly names.
 func (h *harness) nodeNames(names []string) error {
-	nodes, err := h.nodes()
+	nodes, err := h.Nodes()
 	if err != nil {
 		return err
 	}
@@ -449,7 +399,7 @@ func (h *harness) nodeNames(names []string) error {
 
 // containerIP is the IPv4 address of a node container.
 func (h *harness) containerIP(name string) (string, error) {
-	out, err := h.runStdout("docker", "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", name)
+	out, err := h.RunStdout("docker", "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", name)
 	if err != nil {
 		return "", err
 	}
@@ -463,13 +413,13 @@ func (h *harness) containerIP(name string) (string, error) {
 // directKubectl runs kubectl on control-plane node cp against its own API
 // server, not through the load balancer its admin.conf names.
 func (h *harness) directKubectl(cp, ip string, args ...string) (string, error) {
-	return h.runStdout("docker", append([]string{"exec", cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "--server=https://" + ip + ":6443"}, args...)...)
+	return h.RunStdout("docker", append([]string{"exec", cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "--server=https://" + ip + ":6443"}, args...)...)
 }
 
 // canaryOnWorkers checks that the canary's Ready replicas run one on each
 // of workers.
 func (h *harness) canaryOnWorkers(workers []string) error {
-	out, err := h.kubectl("get", "pods", "--selector=app=canary", "-o",
+	out, err := h.Kubectl("get", "pods", "--selector=app=canary", "-o",
 		`jsonpath={range .items[*]}{.spec.nodeName} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}`)
 	if err != nil {
 		return err
@@ -497,7 +447,7 @@ func (h *harness) staticPods(controlPlanes []string, images map[string]string) e
 		}
 	}
 	sort.Strings(names)
-	out, err := h.kubectl(append([]string{"get", "pods", "--namespace=kube-system", "-o", "json"}, names...)...)
+	out, err := h.Kubectl(append([]string{"get", "pods", "--namespace=kube-system", "-o", "json"}, names...)...)
 	if err != nil {
 		return err
 	}
@@ -545,14 +495,14 @@ func (h *harness) staticPods(controlPlanes []string, images map[string]string) e
 func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdcheck.Status, error) {
 	statuses := map[string]etcdcheck.Status{}
 	for _, cp := range controlPlanes {
-		out, err := h.runStdout("docker", "exec", cp, "curl", "-fsS", "--max-time", "10", etcdcheck.HealthURL)
+		out, err := h.RunStdout("docker", "exec", cp, "curl", "-fsS", "--max-time", "10", etcdcheck.HealthURL)
 		if err != nil {
 			return nil, err
 		}
 		if err := etcdcheck.ParseHealth([]byte(out)); err != nil {
 			return nil, fmt.Errorf("%s: %v", cp, err)
 		}
-		if out, err = h.runStdout("docker", append([]string{"exec", cp}, etcdcheck.Curl(etcdcheck.StatusURL)...)...); err != nil {
+		if out, err = h.RunStdout("docker", append([]string{"exec", cp}, etcdcheck.Curl(etcdcheck.StatusURL)...)...); err != nil {
 			return nil, err
 		}
 		s, err := etcdcheck.ParseStatus([]byte(out))
@@ -567,7 +517,7 @@ func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdcheck.Statu
 // etcdMembers is etcd's member list, as the bootstrap node's member sees
 // it.
 func (h *harness) etcdMembers() ([]etcdcheck.Member, error) {
-	out, err := h.runStdout("docker", append([]string{"exec", h.cp}, etcdcheck.Curl(etcdcheck.MembersURL)...)...)
+	out, err := h.RunStdout("docker", append([]string{"exec", h.CP}, etcdcheck.Curl(etcdcheck.MembersURL)...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +528,7 @@ func (h *harness) etcdMembers() ([]etcdcheck.Member, error) {
 // a few seconds and checks that every one succeeded and that each of the
 // control-plane nodes' API servers answered some.
 func (h *harness) balancedAcross(controlPlanes []string, identify func(*x509.Certificate) string) error {
-	out, err := h.runStdout(h.kind, "get", "kubeconfig", "--name", h.name)
+	out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
 	if err != nil {
 		return err
 	}
@@ -613,7 +563,7 @@ func (h *harness) balancedAcross(controlPlanes []string, identify func(*x509.Cer
 // and, after a restart, the previous one's). It returns their samples,
 // whose From is the prober's node, and each prober's restart count by node.
 func (h *harness) canaryProbes() ([]probe.Sample, map[string]int, error) {
-	out, err := h.kubectl("get", "pods", "--selector=app=canary-prober", "-o",
+	out, err := h.Kubectl("get", "pods", "--selector=app=canary-prober", "-o",
 		`jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.containerStatuses[0].restartCount}{"\n"}{end}`)
 	if err != nil {
 		return nil, nil, err
@@ -633,12 +583,12 @@ func (h *harness) canaryProbes() ([]probe.Sample, map[string]int, error) {
 			}
 		}
 		probers[node] = restarts
-		logs, err := h.runStdout("docker", "exec", h.cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", pod)
+		logs, err := h.RunStdout("docker", "exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", pod)
 		if err != nil {
 			return nil, nil, err
 		}
 		if restarts > 0 {
-			previous, err := h.runStdout("docker", "exec", h.cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", "--previous", pod)
+			previous, err := h.RunStdout("docker", "exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", "--previous", pod)
 			if err == nil {
 				logs = previous + logs
 			}
@@ -657,17 +607,17 @@ func (h *harness) canaryProbes() ([]probe.Sample, map[string]int, error) {
 // that pass, named after them) and returns the report.
 func (h *harness) writeHAReport(r probe.HAReport) string {
 	text := r.Text()
-	writeFile(h.t, h.artifacts, "ha-report.txt", text)
+	kindtest.WriteFile(h.t, h.Artifacts, "ha-report.txt", text)
 	if b, err := json.MarshalIndent(r.Summary(), "", "  "); err == nil {
-		writeFile(h.t, h.artifacts, "phase-times.json", string(b)+"\n")
+		kindtest.WriteFile(h.t, h.Artifacts, "phase-times.json", string(b)+"\n")
 	}
 	times, order, phases, total := r.TimesText()
 	var parts []string
 	for _, p := range order {
 		parts = append(parts, fmt.Sprintf("%s %.1fs", p, phases[p]))
 	}
-	h.suite.addWithOutput(fmt.Sprintf("wall time: kind create cluster %.1fs, kind alpha upgrade %.1fs (%s)", r.Create.Seconds(), total, strings.Join(parts, ", ")), 0, nil, times)
-	h.suite.addWithOutput("availability: API through the load balancer: "+r.Describe(r.APIAvailability()), 0, nil, r.APIText())
-	h.suite.addWithOutput("availability: canary Service from every node: "+r.Describe(r.CanaryAvailability()), 0, nil, r.CanaryText())
+	h.Record(fmt.Sprintf("wall time: kind create cluster %.1fs, kind alpha upgrade %.1fs (%s)", r.Create.Seconds(), total, strings.Join(parts, ", ")), 0, nil, times)
+	h.Record("availability: API through the load balancer: "+r.Describe(r.APIAvailability()), 0, nil, r.APIText())
+	h.Record("availability: canary Service from every node: "+r.Describe(r.CanaryAvailability()), 0, nil, r.CanaryText())
 	return text
 }

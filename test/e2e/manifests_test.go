@@ -1,3 +1,5 @@
+//go:build e2e
+
 /*
 Copyright 2026 The kind-upgrade Authors.
 
@@ -21,6 +23,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/probe"
 	"sigs.k8s.io/yaml"
 )
@@ -80,7 +83,7 @@ func TestHAManifests(t *testing.T) {
 		t.Errorf("pv-canary nodeSelector %s", got)
 	}
 
-	for _, config := range []string{haClusterConfig, withPatch(haClusterConfig, cgroupV1Patch)} {
+	for _, config := range []string{haClusterConfig, kindtest.WithPatch(haClusterConfig, kindtest.CgroupV1Patch)} {
 		var c struct {
 			Nodes []struct {
 				Role string `json:"role"`
@@ -105,7 +108,7 @@ func TestHAManifests(t *testing.T) {
 func TestPinnedConfig(t *testing.T) {
 	t.Parallel()
 	patch := strings.NewReplacer("ETCD_TAG", "3.6.8-0", "COREDNS_TAG", "v1.14.2").Replace(pinnedPatch)
-	config := withPatch(withPatch(pinnedClusterConfig, patch), cgroupV1Patch)
+	config := kindtest.WithPatch(kindtest.WithPatch(pinnedClusterConfig, patch), kindtest.CgroupV1Patch)
 	var c struct {
 		Nodes   []struct{ Role string } `json:"nodes"`
 		Patches []string                `json:"kubeadmConfigPatches"`

@@ -1,3 +1,5 @@
+//go:build e2e
+
 /*
 Copyright 2026 The kind-upgrade Authors.
 
@@ -25,15 +27,9 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 	"sigs.k8s.io/yaml"
-)
-
-// Environment of the pinned-images test (hack/e2e/run.sh pinned sets it).
-const (
-	envPinned      = "E2E_PINNED"             // set: run TestIntegrationUpgradePinnedImages
-	envFromEtcd    = "E2E_FROM_ETCD_IMAGE"    // etcd image kubeadm lists for the old version
-	envFromCoreDNS = "E2E_FROM_COREDNS_IMAGE" // CoreDNS image kubeadm lists for the old version
 )
 
 // pinnedClusterConfig is one control-plane node; pinnedPatch pins etcd's
@@ -64,25 +60,20 @@ func tagOf(image string) string {
 // etcd and CoreDNS archives, it upgrades everything else, and etcd and
 // CoreDNS still run the pinned images afterwards.
 func TestIntegrationUpgradePinnedImages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the offline artifacts (make e2e-pinned)")
-	}
-	if os.Getenv(envPinned) == "" {
-		t.Skip(envPinned + " is not set: this test runs with make e2e-pinned")
-	}
-	from, to := getenv(t, envFrom), getenv(t, envTo)
-	fromEtcd, fromCoreDNS := getenv(t, envFromEtcd), getenv(t, envFromCoreDNS)
-	toEtcd, toCoreDNS := getenv(t, envEtcd), getenv(t, envCoreDNS)
+	m := integration(t)
+	from, to := m.From, m.To
+	fromEtcd, fromCoreDNS := m.FromEtcdImage, m.FromCoreDNSImage
+	toEtcd, toCoreDNS := m.ToEtcdImage, m.ToCoreDNSImage
 	if fromEtcd == toEtcd || fromCoreDNS == toCoreDNS {
 		t.Logf("note: %s -> %s keeps etcd %s or CoreDNS %s, so pinning them changes less", from, to, fromEtcd, fromCoreDNS)
 	}
-	h := newHarness(t, "kind-upgrade-e2e-pinned", 1, "kind-alpha-upgrade-e2e-pinned "+from+"-"+to)
+	h := newHarness(t, m, "kind-upgrade-e2e-pinned", 1, "pinned")
 
 	// --image-dir: the release without the target's etcd and CoreDNS
-	goodDir := getenv(t, envImageDir)
+	goodDir := m.ImageDir
 	imageDir := filepath.Join(t.TempDir(), "release without etcd and coredns")
 	linkTree(t, goodDir, imageDir)
-	h.must("leave the target's etcd and CoreDNS archives out of --image-dir", func() error {
+	h.Must("leave the target's etcd and CoreDNS archives out of --image-dir", func() error {
 		for _, name := range []string{"etcd.tar", "coredns.tar"} {
 			if err := os.Remove(filepath.Join(imageDir, name)); err != nil {
 				return err
@@ -92,19 +83,19 @@ func TestIntegrationUpgradePinnedImages(t *testing.T) {
 	})
 
 	patch := strings.NewReplacer("ETCD_TAG", tagOf(fromEtcd), "COREDNS_TAG", tagOf(fromCoreDNS)).Replace(pinnedPatch)
-	h.createCluster(from, withPatch(pinnedClusterConfig, patch))
-	h.must("the node is Ready at "+from, func() error {
-		return eventually(3*time.Minute, func() error { return h.allAt(from) })
+	h.CreateCluster(from, kindtest.WithPatch(pinnedClusterConfig, patch))
+	h.Must("the node is Ready at "+from, func() error {
+		return kindtest.Eventually(3*time.Minute, func() error { return h.AllAt(from) })
 	})
-	h.must("the cluster's kubeadm configuration pins etcd and CoreDNS", func() error { return h.pinned(fromEtcd, fromCoreDNS) })
+	h.Must("the cluster's kubeadm configuration pins etcd and CoreDNS", func() error { return h.pinned(fromEtcd, fromCoreDNS) })
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
-	h.must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.writeEtcdKeys(token) })
+	h.Must(fmt.Sprintf("write %d ConfigMaps to etcd (namespace e2e-etcd)", etcdcheck.Keys), func() error { return h.WriteEtcdKeys(token) })
 
 	var events string
-	h.must("kind alpha upgrade to "+to+" with etcd and CoreDNS pinned", func() error {
+	h.Must("kind alpha upgrade to "+to+" with etcd and CoreDNS pinned", func() error {
 		var err error
-		events, err = h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json", "-v", "1")
-		writeFile(t, h.artifacts, "pinned-upgrade-events.jsonl", events)
+		events, err = h.RunStdout(h.Kind, "alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+		kindtest.WriteFile(t, h.Artifacts, "pinned-upgrade-events.jsonl", events)
 		return err
 	})
 	order, times, total, err := timeline.PhaseTimes(events)
@@ -117,42 +108,21 @@ func TestIntegrationUpgradePinnedImages(t *testing.T) {
 		fmt.Fprintf(&report, "  %-15s %7.1fs\n", p, times[p])
 	}
 	fmt.Fprintf(&report, "  %-15s %7.1fs\n", "total", total)
-	report.WriteString("\n" + h.versions("After the upgrade"))
-	writeFile(t, h.artifacts, "pinned-report.txt", report.String())
+	report.WriteString("\n" + h.Versions("After the upgrade"))
+	kindtest.WriteFile(t, h.Artifacts, "pinned-report.txt", report.String())
 	t.Log("\n" + report.String())
 
-	h.check("the node is Ready at "+to+" (kubelet and /kind/version)", func() error { return h.allAt(to) })
-	h.check("the API server runs "+to, func() error { return h.serverAt(to) })
-	h.check("kube-proxy runs the target's image", func() error {
-		return h.podImage("k8s-app=kube-proxy", "registry.k8s.io/kube-proxy:"+to)
-	})
-	h.check("etcd still runs the pinned "+fromEtcd, func() error { return h.podImage("component=etcd", fromEtcd) })
-	h.check("CoreDNS still runs the pinned "+fromCoreDNS, func() error { return h.podImage("k8s-app=kube-dns", fromCoreDNS) })
-	h.check("the kubeadm configuration still pins them", func() error { return h.pinned(fromEtcd, fromCoreDNS) })
-	h.check("the ConfigMaps written before read back", func() error {
-		out, err := h.kubectl("get", "configmaps", "--namespace=e2e-etcd", "-o", "json")
-		if err != nil {
-			return err
-		}
-		return etcdcheck.CheckKeys(out, token)
-	})
-	h.check("a second upgrade changes nothing and exits 0", func() error {
-		out, err := h.runStdout(h.kind, "alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json")
-		if err != nil {
-			return err
-		}
-		writeFile(t, h.artifacts, "pinned-second-upgrade-events.jsonl", out)
-		if !strings.Contains(out, "nothing to do") {
-			return fmt.Errorf("the second upgrade did not say there was nothing to do:\n%s", out)
-		}
-		return nil
-	})
+	h.checkAfterUpgrade(afterUpgrade{to: to, kubeProxy: true, configMapsToken: token})
+	h.Check("etcd still runs the pinned "+fromEtcd, func() error { return h.podImage("component=etcd", fromEtcd) })
+	h.Check("CoreDNS still runs the pinned "+fromCoreDNS, func() error { return h.podImage("k8s-app=kube-dns", fromCoreDNS) })
+	h.Check("the kubeadm configuration still pins them", func() error { return h.pinned(fromEtcd, fromCoreDNS) })
+	h.checkNoOpRerun(imageDir, to)
 }
 
 // pinned checks the kubeadm-config ConfigMap's ClusterConfiguration sets
 // etcd's and CoreDNS's image tags to those of etcd and coreDNS.
 func (h *harness) pinned(etcd, coreDNS string) error {
-	out, err := h.kubectl("get", "configmap", "kubeadm-config", "--namespace=kube-system", "-o", "jsonpath={.data.ClusterConfiguration}")
+	out, err := h.Kubectl("get", "configmap", "kubeadm-config", "--namespace=kube-system", "-o", "jsonpath={.data.ClusterConfiguration}")
 	if err != nil {
 		return err
 	}

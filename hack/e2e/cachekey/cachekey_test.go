@@ -33,8 +33,10 @@ build_thing() {
   log "building the thing"
   helper "$1"
   cat "${E2E_DIR}/data/input.txt" "$2/file" "$3" >"$1/out"
+  printf 'built from main.go\n' >>"$1/out"
 }
 unrelated() { echo unrelated; }
+main() { echo "orchestrates: $(derive_key thing build_thing)"; }
 `
 
 // checkout writes a checkout (lib.sh, the fixture, its data) under root and
@@ -125,6 +127,7 @@ func TestEveryInputChangesTheKey(t *testing.T) {
 		{"an argument's content", replace("arg.txt", "v1", "v2"), true},
 		{"the cache entry it builds on", replace("hack/e2e/fixture.sh", `'dep v1\n'`, `'dep v2\n'`), true},
 		{"a function it does not call", replace("hack/e2e/fixture.sh", "echo unrelated", "echo other"), false},
+		{"the script's main (it only passes arguments; main.go in a body is a file name)", replace("hack/e2e/fixture.sh", "echo \"orchestrates:", "echo \"runs:"), false},
 		{"a log line's wording (log does not shape artifacts)", replace("hack/e2e/lib.sh", `printf '[%s] %s\n'`, `printf '(%s) %s\n'`), false},
 		{"a Go test beside a named folder's sources", replace("hack/e2e/data/sub/input_test.go", "package sub", "package sub_test"), false},
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package main
 
 import (
 	"fmt"
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
@@ -158,20 +159,6 @@ func TestBenchReport(t *testing.T) {
 	}
 }
 
-func TestWorkerCounts(t *testing.T) {
-	const key = "E2E_BENCH_TEST_COUNTS"
-	for _, tc := range []struct{ value, want string }{
-		{"", "[0 1 3]"},
-		{"2 4", "[2 4]"},
-		{"none", "[]"},
-	} {
-		t.Setenv(key, tc.value)
-		if got := fmt.Sprint(workerCounts(t, key, "0 1 3")); got != tc.want {
-			t.Errorf("%s=%q: %s, want %s", key, tc.value, got, tc.want)
-		}
-	}
-}
-
 // realApply is the output of a hand-run `kubeadm upgrade apply v1.37.2
 // --yes` on a kind cluster at v1.36.3 (1 control plane + 1 worker, this
 // project's e2e node image, 2026-11-30), each line with the seconds after
@@ -205,17 +192,17 @@ const realApply = `0.000 [upgrade] Reading configuration from the "kubeadm-confi
 `
 
 // timed turns "<seconds> <text>" lines into timedLines.
-func timed(t *testing.T, text string) []timedLine {
+func timed(t *testing.T, text string) []kindtest.TimedLine {
 	t.Helper()
 	t0 := time.Date(2026, 11, 30, 17, 48, 21, 0, time.UTC)
-	var out []timedLine
+	var out []kindtest.TimedLine
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		at, rest, _ := strings.Cut(l, " ")
 		var s float64
 		if _, err := fmt.Sscan(at, &s); err != nil {
 			t.Fatalf("bad line %q: %v", l, err)
 		}
-		out = append(out, timedLine{At: t0.Add(time.Duration(s * float64(time.Second))), Text: rest})
+		out = append(out, kindtest.TimedLine{At: t0.Add(time.Duration(s * float64(time.Second))), Text: rest})
 	}
 	return out
 }
@@ -270,27 +257,4 @@ func TestKubeadmApplyParts(t *testing.T) {
 
 func regexpLine(s string) *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^[0-9.]+ .*` + regexp.QuoteMeta(s) + `.*\n`)
-}
-
-func TestLineClock(t *testing.T) {
-	t.Parallel()
-	c := &lineClock{}
-	for _, w := range []string{"[upgrade] one", "\n[upgr", "ade] two\n", "three\nfour"} {
-		if n, err := c.Write([]byte(w)); n != len(w) || err != nil {
-			t.Fatalf("Write(%q) = %d, %v", w, n, err)
-		}
-	}
-	var texts []string
-	for _, l := range c.lines {
-		texts = append(texts, l.Text)
-		if l.At.IsZero() {
-			t.Errorf("line %q has no time", l.Text)
-		}
-	}
-	if got := strings.Join(texts, "|"); got != "[upgrade] one|[upgrade] two|three" {
-		t.Errorf("lines %q", got)
-	}
-	if c.String() != "[upgrade] one\n[upgrade] two\nthree\nfour" {
-		t.Errorf("String() = %q", c.String())
-	}
 }

@@ -14,11 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
@@ -185,36 +185,6 @@ func handPhases(out string) ([]string, map[string]float64, error) {
 	return order, times, scanner.Err()
 }
 
-// timedLine is a line of a command's output and when it arrived.
-type timedLine struct {
-	At   time.Time
-	Text string
-}
-
-// lineClock is an io.Writer that keeps what is written and notes when each
-// line arrived.
-type lineClock struct {
-	all     bytes.Buffer
-	partial []byte
-	lines   []timedLine
-}
-
-func (c *lineClock) String() string { return c.all.String() }
-
-func (c *lineClock) Write(p []byte) (int, error) {
-	now := time.Now()
-	c.all.Write(p)
-	c.partial = append(c.partial, p...)
-	for {
-		i := bytes.IndexByte(c.partial, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		c.lines = append(c.lines, timedLine{At: now, Text: string(c.partial[:i])})
-		c.partial = c.partial[i+1:]
-	}
-}
-
 // part is a named part of a run and its wall time.
 type part struct {
 	Name    string  `json:"name"`
@@ -241,7 +211,7 @@ const (
 // to the first static pod's "Preparing", each static pod from "Preparing"
 // to "upgraded successfully", from the last of those to "SUCCESS!", and
 // the whole, in that order.
-func kubeadmApplyParts(lines []timedLine) ([]part, error) {
+func kubeadmApplyParts(lines []kindtest.TimedLine) ([]part, error) {
 	var first, last time.Time
 	var parts []part
 	started := map[string]time.Time{}

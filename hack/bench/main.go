@@ -14,10 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,42 +26,84 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
-// Environment of the benchmark (hack/e2e/run.sh bench sets it).
-const (
-	envBench         = "E2E_BENCH"          // set: run TestBenchmarkUpgrade
-	envBenchRounds   = "E2E_BENCH_ROUNDS"   // rounds per size and method (default 3)
-	envBenchWorkers  = "E2E_BENCH_WORKERS"  // worker counts of the upgrade benchmark (default "1 3")
-	envBenchLoading  = "E2E_BENCH_LOADING"  // worker counts of the loading benchmark (default "0 1 3")
-	envHandScript    = "E2E_HAND_SCRIPT"    // hack/bench/hand-upgrade.sh
-	benchClusterName = "kind-upgrade-bench" // the clusters the benchmark creates, one at a time
-)
+// benchClusterName is the clusters the benchmark creates, one at a time.
+const benchClusterName = "kind-upgrade-bench"
+
+// The benchmark (make bench) measures loading the target's artifacts
+// (`kind alpha upgrade --skip-phases control-plane,kubelets,verify`)
+// against upstream `kind load image-archive` of the same archives at each
+// size of -loading; then, on fresh identical clusters, `kind alpha upgrade`
+// against the hand-typed sequence of hack/bench/hand-upgrade.sh at each
+// size of -workers. The methods alternate round after round. It writes
+// bench.json and bench.md to -artifacts after every run. It fails only
+// when a run fails, never on a time.
+func main() {
+	manifestPath := flag.String("manifest", "", "the offline artifacts' manifest, as hack/e2e/build-artifacts.sh prints its path (required)")
+	kind := flag.String("kind", "bin/kind", "the kind binary with `kind alpha upgrade`")
+	hand := flag.String("hand-script", "hack/bench/hand-upgrade.sh", "the hand-typed kubeadm sequence")
+	artifacts := flag.String("artifacts", filepath.Join("_artifacts", "bench"), "where bench.md, bench.json and commands.log go")
+	rounds := flag.Int("rounds", 3, "rounds per size and method")
+	loading := flag.String("loading", "0 1 3", `worker counts of the loading benchmark, space separated; "none" skips it`)
+	workers := flag.String("workers", "1 3", `worker counts of the upgrade benchmark, space separated; "none" skips it`)
+	flag.Parse()
+	if *rounds < 1 {
+		fatal(fmt.Errorf("-rounds %d: want a positive number", *rounds))
+	}
+	loadingSizes, err := workerCounts("-loading", *loading)
+	if err != nil {
+		fatal(err)
+	}
+	upgradeSizes, err := workerCounts("-workers", *workers)
+	if err != nil {
+		fatal(err)
+	}
+	if *manifestPath == "" {
+		fatal(fmt.Errorf("-manifest is required: run the benchmark with make bench, which builds the artifacts and passes it"))
+	}
+	m, err := manifest.Load(*manifestPath)
+	if err != nil {
+		fatal(err)
+	}
+	r := newRunner()
+	ok := r.run(func() {
+		benchmark(r, m, *kind, *hand, *artifacts, *rounds, loadingSizes, upgradeSizes)
+	})
+	if !ok {
+		fmt.Fprintln(os.Stderr, "ERROR: the benchmark had a failed run (named in bench.md)")
+		os.Exit(1)
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "ERROR:", err)
+	os.Exit(1)
+}
 
 // workerCounts reads a space-separated list of worker counts; "none"
-// skips that part (make drops a value of only spaces given on its command
-// line, so an empty list cannot get here).
-func workerCounts(t *testing.T, key, def string) []int {
-	v := os.Getenv(key)
-	if v == "" {
-		v = def
-	}
+// skips that part.
+func workerCounts(flagName, v string) ([]int, error) {
 	if strings.TrimSpace(v) == "none" {
-		return nil
+		return nil, nil
 	}
 	var counts []int
 	for _, f := range strings.Fields(v) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 0 {
-			t.Fatalf("%s: %q is not a number of workers", key, f)
+			return nil, fmt.Errorf("%s: %q is not a number of workers", flagName, f)
 		}
 		counts = append(counts, n)
 	}
-	return counts
+	if len(counts) == 0 {
+		return nil, fmt.Errorf("%s: no worker count (give \"none\" to skip this part)", flagName)
+	}
+	return counts, nil
 }
 
 // benchConfig is a kind config of one control plane and workers workers.
@@ -72,41 +115,25 @@ func benchConfig(workers int) string {
 	return config
 }
 
-// kubeletsAt checks every node is Ready with its kubelet at version (the
-// hand-typed sequence does not write /kind/version).
-func (h *harness) kubeletsAt(version string) error {
-	if _, err := h.kubeletsReadyAt(version); err != nil {
-		return err
-	}
-	return h.serverAt(version)
+// bench drives the benchmark's cluster.
+type bench struct {
+	*kindtest.Cluster
 }
 
-// TestBenchmarkUpgrade (make bench) measures loading the target's
-// artifacts (`kind alpha upgrade --skip-phases control-plane,kubelets,verify`)
-// against upstream `kind load image-archive` of the same archives at each
-// size of E2E_BENCH_LOADING; then, on fresh identical clusters,
-// `kind alpha upgrade` against the hand-typed sequence of
-// hack/bench/hand-upgrade.sh at each size of E2E_BENCH_WORKERS. The methods
-// alternate round after round. It writes bench.json and bench.md to the
-// artifacts folder after every run. It fails only when a run fails, never
-// on a time.
-func TestBenchmarkUpgrade(t *testing.T) {
-	if testing.Short() {
-		t.Skip("benchmark: needs Docker and the offline artifacts (make bench)")
+// kubeletsAt checks every node is Ready with its kubelet at version (the
+// hand-typed sequence does not write /kind/version).
+func (h *bench) kubeletsAt(version string) error {
+	if _, err := h.KubeletsReadyAt(version); err != nil {
+		return err
 	}
-	if os.Getenv(envBench) == "" {
-		t.Skip(envBench + " is not set: the benchmark runs with make bench")
-	}
-	from, to := getenv(t, envFrom), getenv(t, envTo)
-	imageDir, hand := getenv(t, envImageDir), getenv(t, envHandScript)
-	rounds := 3
-	if v := os.Getenv(envBenchRounds); v != "" {
-		var err error
-		if rounds, err = strconv.Atoi(v); err != nil || rounds < 1 {
-			t.Fatalf("%s=%q: want a positive number", envBenchRounds, v)
-		}
-	}
-	h := newHarness(t, benchClusterName, 0, "kind-alpha-upgrade-bench "+from+"-"+to)
+	return h.ServerAt(version)
+}
+
+// benchmark runs every part of the benchmark on the cluster it drives.
+func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string, rounds int, loadingSizes, upgradeSizes []int) {
+	from, to := m.From, m.To
+	imageDir := m.ImageDir
+	h := &bench{kindtest.New(t, kindtest.Options{Kind: kind, Name: benchClusterName, Artifacts: artifacts, Manifest: m})}
 	start := time.Now()
 	progress := func(format string, args ...interface{}) {
 		t.Logf("[%s] %s", time.Since(start).Round(time.Second), fmt.Sprintf(format, args...))
@@ -118,23 +145,23 @@ func TestBenchmarkUpgrade(t *testing.T) {
 	var upgrades, loads []benchSize
 	save := func(upgrades, loads []benchSize) string {
 		report := benchReport(machine, from, to, rounds, upgrades, loads)
-		writeFile(t, h.artifacts, "bench.md", report)
+		kindtest.WriteFile(t, h.Artifacts, "bench.md", report)
 		if b, err := json.MarshalIndent(map[string]interface{}{
 			"machine": machine, "from": from, "to": to, "rounds": rounds, "upgrade": upgrades, "loading": loads,
 		}, "", "  "); err == nil {
-			writeFile(t, h.artifacts, "bench.json", string(b)+"\n")
+			kindtest.WriteFile(t, h.Artifacts, "bench.json", string(b)+"\n")
 		}
 		return report
 	}
 
-	for _, workers := range workerCounts(t, envBenchLoading, "0 1 3") {
+	for _, workers := range loadingSizes {
 		size := benchSize{Workers: workers}
-		h.nodeCount = 1 + workers
+		h.NodeCount = 1 + workers
 		progress("loading on %s: creating the cluster at %s", size.name(), from)
-		h.createCluster(from, benchConfig(workers))
-		h.must("the nodes are Ready at "+from, func() error { return h.nodesReadyAt(from, 3*time.Minute) })
+		h.CreateCluster(from, benchConfig(workers))
+		h.Must("the nodes are Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
 		var baseline map[string]map[string]bool
-		h.must("list the images of the fresh nodes", func() error {
+		h.Must("list the images of the fresh nodes", func() error {
 			var err error
 			baseline, err = h.imageBaseline()
 			return err
@@ -145,9 +172,9 @@ func TestBenchmarkUpgrade(t *testing.T) {
 				methods[0], methods[1] = methods[1], methods[0]
 			}
 			for _, method := range methods {
-				h.must("remove the target's images and staged binaries from the nodes", func() error { return h.unload(to, baseline) })
+				h.Must("remove the target's images and staged binaries from the nodes", func() error { return h.unload(to, baseline) })
 				run := benchRun{Method: method, Round: round}
-				h.must(fmt.Sprintf("loading on %s, round %d: %s", size.name(), round, method), func() error {
+				h.Must(fmt.Sprintf("loading on %s, round %d: %s", size.name(), round, method), func() error {
 					var err error
 					if method == methodKindLoad {
 						run, err = h.kindLoad(run, imageDir)
@@ -161,16 +188,16 @@ func TestBenchmarkUpgrade(t *testing.T) {
 				save(upgrades, append(loads, size))
 			}
 		}
-		h.must("delete the cluster", func() error {
-			_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+		h.Must("delete the cluster", func() error {
+			_, err := h.Run(nil, h.Kind, "delete", "cluster", "--name", h.Name)
 			return err
 		})
 		loads = append(loads, size)
 	}
 
-	for _, workers := range workerCounts(t, envBenchWorkers, "1 3") {
+	for _, workers := range upgradeSizes {
 		size := benchSize{Workers: workers}
-		h.nodeCount = 1 + workers
+		h.NodeCount = 1 + workers
 		for round := 1; round <= rounds; round++ {
 			methods := []string{methodTool, methodHand}
 			if round%2 == 0 {
@@ -178,14 +205,14 @@ func TestBenchmarkUpgrade(t *testing.T) {
 			}
 			for _, method := range methods {
 				progress("%s, round %d of %d: creating the cluster at %s", size.name(), round, rounds, from)
-				created := h.createCluster(from, benchConfig(workers))
-				h.must("the nodes are Ready at "+from, func() error { return h.nodesReadyAt(from, 3*time.Minute) })
+				created := h.CreateCluster(from, benchConfig(workers))
+				h.Must("the nodes are Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
 				progress("%s, round %d: upgrading with %s", size.name(), round, method)
 				run := benchRun{Method: method, Round: round, Created: created.Seconds()}
 				// a failed run fails the benchmark at the end, is kept out
 				// of the figures and named in the report; the next run gets
 				// a fresh cluster anyway
-				h.check(fmt.Sprintf("%s, round %d: %s to %s", size.name(), round, method, to), func() error {
+				h.Check(fmt.Sprintf("%s, round %d: %s to %s", size.name(), round, method, to), func() error {
 					var err error
 					if method == methodHand {
 						run, err = h.handUpgrade(run, hand, imageDir, to)
@@ -200,8 +227,8 @@ func TestBenchmarkUpgrade(t *testing.T) {
 				progress("%s, round %d: %s took %.1f s %v", size.name(), round, method, run.Total, run.Phases)
 				size.Runs = append(size.Runs, run)
 				save(append(upgrades, size), loads)
-				h.must("delete the cluster", func() error {
-					_, err := h.run(nil, h.kind, "delete", "cluster", "--name", h.name)
+				h.Must("delete the cluster", func() error {
+					_, err := h.Run(nil, h.Kind, "delete", "cluster", "--name", h.Name)
 					return err
 				})
 			}
@@ -214,10 +241,10 @@ func TestBenchmarkUpgrade(t *testing.T) {
 
 // toolUpgrade runs `kind alpha upgrade --output json` with extra flags and,
 // when to is set, checks the cluster ends at to.
-func (h *harness) toolUpgrade(run benchRun, imageDir, to string, extra ...string) (benchRun, error) {
-	args := append([]string{"alpha", "upgrade", "--name", h.name, "--image-dir", imageDir, "--output", "json"}, extra...)
+func (h *bench) toolUpgrade(run benchRun, imageDir, to string, extra ...string) (benchRun, error) {
+	args := append([]string{"alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json"}, extra...)
 	begin := time.Now()
-	out, err := h.runStdout(h.kind, args...)
+	out, err := h.RunStdout(h.Kind, args...)
 	run.Total = time.Since(begin).Seconds()
 	if err != nil {
 		return run, err
@@ -239,14 +266,14 @@ func (h *harness) toolUpgrade(run benchRun, imageDir, to string, extra ...string
 	if to == "" {
 		return run, nil
 	}
-	return run, h.allAt(to)
+	return run, h.AllAt(to)
 }
 
 // handUpgrade runs the hand-typed sequence and checks the cluster ends at
 // to.
-func (h *harness) handUpgrade(run benchRun, script, imageDir, to string) (benchRun, error) {
+func (h *bench) handUpgrade(run benchRun, script, imageDir, to string) (benchRun, error) {
 	begin := time.Now()
-	out, lines, err := h.runTimed("env", "KIND="+h.kind, "bash", script, h.name, imageDir)
+	out, lines, err := h.RunTimed("env", "KIND="+h.Kind, "bash", script, h.Name, imageDir)
 	run.Total = time.Since(begin).Seconds()
 	if err != nil {
 		return run, err
@@ -279,14 +306,14 @@ func benchArchives(imageDir string) ([]string, error) {
 
 // kindLoad loads every archive of imageDir with upstream `kind load
 // image-archive`, one after another.
-func (h *harness) kindLoad(run benchRun, imageDir string) (benchRun, error) {
+func (h *bench) kindLoad(run benchRun, imageDir string) (benchRun, error) {
 	archives, err := benchArchives(imageDir)
 	if err != nil {
 		return run, err
 	}
 	begin := time.Now()
 	for _, a := range archives {
-		if _, err := h.run(nil, h.kind, "load", "image-archive", a, "--name", h.name); err != nil {
+		if _, err := h.Run(nil, h.Kind, "load", "image-archive", a, "--name", h.Name); err != nil {
 			return run, err
 		}
 	}
@@ -298,8 +325,8 @@ func (h *harness) kindLoad(run benchRun, imageDir string) (benchRun, error) {
 // unload removes the target's images (as kubeadm names them and as the
 // release tags them) and the staged binaries from every node, so that the
 // next load does all its work again.
-func (h *harness) unload(to string, baseline map[string]map[string]bool) error {
-	out, err := h.run(nil, h.kind, "get", "nodes", "--name", h.name)
+func (h *bench) unload(to string, baseline map[string]map[string]bool) error {
+	out, err := h.Run(nil, h.Kind, "get", "nodes", "--name", h.Name)
 	if err != nil {
 		return err
 	}
@@ -319,11 +346,11 @@ func (h *harness) unload(to string, baseline map[string]map[string]bool) error {
 		}
 		sort.Strings(remove)
 		if len(remove) > 0 {
-			if _, err := h.run(nil, "docker", append([]string{"exec", node, "ctr", "--namespace=k8s.io", "images", "rm", "--sync"}, remove...)...); err != nil {
+			if _, err := h.Run(nil, "docker", append([]string{"exec", node, "ctr", "--namespace=k8s.io", "images", "rm", "--sync"}, remove...)...); err != nil {
 				return err
 			}
 		}
-		if _, err := h.run(nil, "docker", "exec", node, "rm", "-rf", "/kind/upgrade"); err != nil {
+		if _, err := h.Run(nil, "docker", "exec", node, "rm", "-rf", "/kind/upgrade"); err != nil {
 			return err
 		}
 	}
@@ -331,8 +358,8 @@ func (h *harness) unload(to string, baseline map[string]map[string]bool) error {
 }
 
 // imageRefs lists the images in node's containerd.
-func (h *harness) imageRefs(node string) (map[string]bool, error) {
-	list, err := h.run(nil, "docker", "exec", node, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet")
+func (h *bench) imageRefs(node string) (map[string]bool, error) {
+	list, err := h.Run(nil, "docker", "exec", node, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet")
 	if err != nil {
 		return nil, err
 	}
@@ -344,8 +371,8 @@ func (h *harness) imageRefs(node string) (map[string]bool, error) {
 }
 
 // imageBaseline lists the images on each node of a fresh cluster.
-func (h *harness) imageBaseline() (map[string]map[string]bool, error) {
-	out, err := h.run(nil, h.kind, "get", "nodes", "--name", h.name)
+func (h *bench) imageBaseline() (map[string]map[string]bool, error) {
+	out, err := h.Run(nil, h.Kind, "get", "nodes", "--name", h.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +386,7 @@ func (h *harness) imageBaseline() (map[string]map[string]bool, error) {
 }
 
 // machine describes where the benchmark ran.
-func (h *harness) machine() map[string]string {
+func (h *bench) machine() map[string]string {
 	m := map[string]string{"cores": strconv.Itoa(runtime.NumCPU())}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -370,10 +397,10 @@ func (h *harness) machine() map[string]string {
 			}
 		}
 	}
-	if out, err := h.run(nil, "docker", "version", "--format", "{{.Server.Version}}"); err == nil {
+	if out, err := h.Run(nil, "docker", "version", "--format", "{{.Server.Version}}"); err == nil {
 		m["docker"] = strings.TrimSpace(out)
 	}
-	if out, err := h.run(nil, "docker", "info", "--format", "{{.CgroupVersion}}"); err == nil {
+	if out, err := h.Run(nil, "docker", "info", "--format", "{{.CgroupVersion}}"); err == nil {
 		m["cgroup"] = "v" + strings.TrimSpace(out)
 	}
 	return m
