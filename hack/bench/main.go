@@ -14,6 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Command bench is the benchmark of `kind alpha upgrade` (make bench): it
+// creates fresh identical kind clusters from the offline artifacts and times
+// the tool against upstream `kind load image-archive` for loading and
+// against the hand-typed kubeadm sequence for the whole upgrade.
 package main
 
 import (

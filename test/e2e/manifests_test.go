@@ -23,9 +23,10 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/probe"
-	"sigs.k8s.io/yaml"
 )
 
 // TestHAManifests checks that the HA test's manifests, as the test fills

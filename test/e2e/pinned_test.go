@@ -26,10 +26,11 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
-	"sigs.k8s.io/yaml"
 )
 
 // pinnedClusterConfig is one control-plane node; pinnedPatch pins etcd's

@@ -1,3 +1,4 @@
+// Copyright 2026 The kind-upgrade Authors.
 //
 // Licensed under the Apache License, Version 2.0 (the "License");
 // you may not use this file except in compliance with the License.
@@ -10,7 +11,6 @@
 // WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 // See the License for the specific language governing permissions and
 // limitations under the License.
-
 
 package cachekey
 
@@ -66,7 +66,7 @@ func checkout(t *testing.T, root string, edit func(name, content string) string)
 			t.Fatal(err)
 		}
 	}
-	return filepath.Join(root, "hack/e2e/fixture.sh")
+	return filepath.Join(root, "hack", "e2e", "fixture.sh")
 }
 
 // key builds the dependency entry in cache, then prints build_thing's key
@@ -104,7 +104,7 @@ func TestEveryInputChangesTheKey(t *testing.T) {
 	if !strings.HasPrefix(base, "thing-") {
 		t.Fatalf("key %q does not start with the entry's name", base)
 	}
-	replace := func(file, old, new string) func(name, content string) string {
+	replace := func(file, old, with string) func(name, content string) string {
 		return func(name, content string) string {
 			if name != file {
 				return content
@@ -112,7 +112,7 @@ func TestEveryInputChangesTheKey(t *testing.T) {
 			if !strings.Contains(content, old) {
 				t.Fatalf("%s has no %q", file, old)
 			}
-			return strings.ReplaceAll(content, old, new)
+			return strings.ReplaceAll(content, old, with)
 		}
 	}
 	cases := []struct {
@@ -162,7 +162,7 @@ func TestCachedRebuildsExactlyWhenTheKeyChanges(t *testing.T) {
 	if again, rebuilt := key(t, script, cache, root); rebuilt || again != first {
 		t.Errorf("an unchanged input rebuilt the entry (key %s, was %s)", again, first)
 	}
-	if err := os.WriteFile(filepath.Join(root, "hack/e2e/data/input.txt"), []byte("input v2\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "hack", "e2e", "data", "input.txt"), []byte("input v2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if changed, rebuilt := key(t, script, cache, root); !rebuilt || changed == first {

@@ -1,3 +1,4 @@
+// Copyright 2026 The kind-upgrade Authors.
 //
 // Licensed under the Apache License, Version 2.0 (the "License");
 // you may not use this file except in compliance with the License.
@@ -10,7 +11,6 @@
 // WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 // See the License for the specific language governing permissions and
 // limitations under the License.
-
 
 // Package cachekey holds the tests of the e2e artifact cache's key
 // derivation (derive_key in hack/e2e/lib.sh): every input of a build changes

@@ -14,6 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package etcdcheck reads etcd's answers the e2e asks for over HTTP from a
+// control-plane node (health, status, member list) and checks them: one
+// healthy voting member per control-plane node at the expected version,
+// and the ConfigMaps written before the upgrade still there.
 package etcdcheck
 
 import (

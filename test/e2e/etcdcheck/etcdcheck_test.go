@@ -21,8 +21,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 func TestParseEtcd(t *testing.T) {

@@ -14,6 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package faultchain is the fault chain of the e2e: where each run of
+// `kind alpha upgrade` is stopped (a step boundary or a point inside a long
+// step) and how (SIGINT, SIGKILL, a killed docker exec, a restarted node),
+// which run the next fault stops, and whether finished work ran twice.
 package faultchain
 
 import (
@@ -135,6 +139,8 @@ type Driver struct {
 	used       map[string]bool
 }
 
+// NewDriver drives a chain of points on cluster; with boundaries, every
+// step that finishes having done its work also stops a run.
 func NewDriver(cluster string, points []Point, boundaries bool) *Driver {
 	return &Driver{cluster: cluster, points: points, boundaries: boundaries, used: map[string]bool{}}
 }
@@ -184,6 +190,7 @@ func (d *Driver) Missed() []Point {
 	return d.points[d.next:]
 }
 
+// BoundaryKey names the step boundary ev finishes: the step and its node.
 func BoundaryKey(ev timeline.Event) string {
 	return ev.Node + "/" + ev.StepID
 }

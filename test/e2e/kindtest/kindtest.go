@@ -207,6 +207,7 @@ func (h *Cluster) Kubectl(args ...string) (string, error) {
 	return h.Run(nil, "docker", append([]string{"exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf"}, args...)...)
 }
 
+// Apply applies manifest with kubectl on the control-plane node.
 func (h *Cluster) Apply(manifest string) error {
 	_, err := h.Run([]byte(manifest), "docker", "exec", "-i", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "apply", "-f", "-")
 	return err
@@ -275,11 +276,13 @@ func Eventually(timeout time.Duration, fn func() error) error {
 	}
 }
 
+// NodeInfo is a node as the API server reports it.
 type NodeInfo struct {
 	Name, Kubelet string
 	Ready         bool
 }
 
+// Nodes lists the cluster's nodes, sorted by name.
 func (h *Cluster) Nodes() ([]NodeInfo, error) {
 	out, err := h.Kubectl("get", "nodes", "-o", "json")
 	if err != nil {
@@ -408,6 +411,7 @@ func (h *Cluster) AllAt(version string) error {
 	return nil
 }
 
+// ServerVersion is the gitVersion the API server reports.
 func (h *Cluster) ServerVersion() (string, error) {
 	out, err := h.Kubectl("get", "--raw=/version")
 	if err != nil {
@@ -419,11 +423,13 @@ func (h *Cluster) ServerVersion() (string, error) {
 	return v.GitVersion, json.Unmarshal([]byte(out), &v)
 }
 
-// exec runs the canary binary in the pv-canary pod.
+// Canary runs the canary binary in the pv-canary pod.
 func (h *Cluster) Canary(args ...string) (string, error) {
 	return h.Kubectl(append([]string{"exec", "deploy/pv-canary", "--", "/canary"}, args...)...)
 }
 
+// Versions describes, under title, the API server's and every node's
+// versions and readiness.
 func (h *Cluster) Versions(title string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:\n", title)
@@ -438,6 +444,8 @@ func (h *Cluster) Versions(title string) string {
 	return b.String()
 }
 
+// WriteFile writes content to dir/name, failing t (but going on) when it
+// cannot.
 func WriteFile(t T, dir, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

@@ -14,6 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package probe measures availability during an upgrade: the API server
+// probed through kind's load balancer from the host, the canary Service
+// probed from every node, the outages both saw, and the HA suite's report
+// of them located in the upgrade's phases and steps.
 package probe
 
 import (
@@ -232,7 +236,7 @@ func (p *APIProbe) once() Sample {
 	return s
 }
 
-// stop ends the probe, waits for the requests in flight and returns every
+// Stop ends the probe, waits for the requests in flight and returns every
 // Sample.
 func (p *APIProbe) Stop() []Sample {
 	p.cancel()

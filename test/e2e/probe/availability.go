@@ -43,6 +43,7 @@ type Outage struct {
 	Missed     int // failed requests
 }
 
+// Duration is how long the outage lasted.
 func (o Outage) Duration() time.Duration { return o.End.Sub(o.Start) }
 
 // Availability is what the requests of a Window saw.

@@ -91,11 +91,13 @@ func (r HAReport) Window() (time.Time, time.Time) {
 	return from, to
 }
 
+// APIAvailability is what the API probe saw during the upgrade.
 func (r HAReport) APIAvailability() Availability {
 	from, to := r.Window()
 	return Measure(r.API, from, to)
 }
 
+// CanaryAvailability is what the canary probers saw during the upgrade.
 func (r HAReport) CanaryAvailability() Availability {
 	from, to := r.Window()
 	return Measure(r.Canary, from, to)
@@ -233,7 +235,7 @@ func (r HAReport) TimesText() (string, []string, map[string]float64, float64) {
 	return b.String(), order, times, total
 }
 
-// text is the whole report.
+// Text is the whole report.
 func (r HAReport) Text() string {
 	times, _, _, _ := r.TimesText()
 	return fmt.Sprintf("HA upgrade %s -> %s: 3 control-plane nodes behind kind's load balancer, 2 workers; one run of kind alpha upgrade\n\n%s\n%s\n%s",

@@ -26,10 +26,14 @@ import (
 // upgrades' events (probe, faultchain, the benchmark): an upgrade of 3
 // control planes and 2 workers as the tool runs it, and ways to change it.
 
+// The fixture cluster's nodes, and when its upgrade starts.
 var (
+	// FixtureControlPlanes are its control-plane nodes, the bootstrap one first
 	FixtureControlPlanes = []string{"ha-control-plane", "ha-control-plane2", "ha-control-plane3"}
-	FixtureWorkers       = []string{"ha-worker", "ha-worker2"}
-	FixtureStart         = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	// FixtureWorkers are its workers
+	FixtureWorkers = []string{"ha-worker", "ha-worker2"}
+	// FixtureStart is when its upgrade starts
+	FixtureStart = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 )
 
 // Recorder writes the events of an upgrade, one second apart unless told.
@@ -66,6 +70,8 @@ func (tl *Recorder) Emit(kind, ev, phase, node, stepID, outcome string) {
 	tl.events = append(tl.events, Event{Time: tl.now, Kind: kind, Event: ev, Phase: phase, Node: node, StepID: stepID, Step: displayed[stepID], Outcome: outcome})
 }
 
+// Steps adds node's work in phase: the node started, each step started
+// and finished successfully, the node finished.
 func (tl *Recorder) Steps(phase, node string, steps ...string) {
 	tl.Emit("node", "started", phase, node, "", "")
 	for _, s := range steps {
@@ -126,6 +132,7 @@ func Edit(spans []Span, keep func(Span) bool, change func(*Span)) []Span {
 	return spans
 }
 
+// Drop returns spans without those keep selects.
 func Drop(spans []Span, keep func(Span) bool) []Span {
 	var out []Span
 	for _, s := range spans {
@@ -136,10 +143,12 @@ func Drop(spans []Span, keep func(Span) bool) []Span {
 	return out
 }
 
+// NodeIn selects the node span of node in phase.
 func NodeIn(phase, node string) func(Span) bool {
 	return func(s Span) bool { return s.Kind == "node" && s.Phase == phase && s.Node == node }
 }
 
+// StepOn selects the spans of step on node.
 func StepOn(node, step string) func(Span) bool {
 	return func(s Span) bool {
 		return s.Kind == "step" && s.Node == node && s.StepID == step

@@ -14,6 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package timeline reads the events `kind alpha upgrade --output json`
+// prints into spans (what ran from its start to its finish) and checks the
+// upgrade's order with them: one node at a time, the bootstrap node first,
+// workers after the control plane, no drain while a node is cordoned.
 package timeline
 
 import (
@@ -34,7 +38,7 @@ const (
 	PhaseKubelets     = "kubelets"
 )
 
-// event is one line of `kind alpha upgrade --output json`.
+// Event is one line of `kind alpha upgrade --output json`.
 type Event = cluster.UpgradeEvent
 
 // Parse reads --output json: one event per line.
@@ -55,7 +59,7 @@ func Parse(out string) ([]Event, error) {
 	return events, scanner.Err()
 }
 
-// span is what ran between a started event and its finished event: the
+// Span is what ran between a started event and its finished event: the
 // whole upgrade, a phase, a node within a phase or a step.
 type Span struct {
 	// StepID is the step's identifier, Step its display text.
@@ -107,7 +111,7 @@ func SpansOf(events []Event) ([]Span, error) {
 	return spans, nil
 }
 
-// find returns the spans for which keep is true, in the order they started.
+// Find returns the spans for which keep is true, in the order they started.
 func Find(spans []Span, keep func(Span) bool) []Span {
 	var out []Span
 	for _, s := range spans {
@@ -297,6 +301,7 @@ func Locate(spans []Span, t time.Time) string {
 	return offset + ", " + best.String()
 }
 
+// JoinProblems is nil without problems, else one error of what and them.
 func JoinProblems(what string, problems []string) error {
 	if len(problems) == 0 {
 		return nil
@@ -304,6 +309,7 @@ func JoinProblems(what string, problems []string) error {
 	return fmt.Errorf("%s: %s", what, strings.Join(problems, "; "))
 }
 
+// FirstError is the first of errs that is not nil.
 func FirstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
