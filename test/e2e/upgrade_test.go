@@ -143,6 +143,9 @@ func testUpgrade(t *testing.T, m *manifest.Manifest) {
 	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
 	before := h.Versions("Before the upgrade")
 	t.Log(before)
+	if *layoutFlag == "release" {
+		imageDir = h.withOnePlatformArchive(imageDir)
+	}
 
 	h.Must("deploy the canaries", func() error { return h.DeployCanaries(workloads, worker) })
 	token := fmt.Sprintf("written-before-the-upgrade-%d", time.Now().UnixNano())
@@ -432,4 +435,50 @@ func (h *harness) cgroupRefusal(dir, at string) {
 		}
 		return h.AllAt(at)
 	})
+}
+
+// withOnePlatformArchive returns a copy (of symlinks) of the release-like
+// imageDir whose etcd archive (pause's when etcd does not change) is
+// written as Docker 29, with its containerd image store, saves an image
+// pulled for one platform: a multi-platform index holding linux/amd64's
+// content only. It first checks the premise on a real node: its containerd
+// refuses such an archive for all platforms (as `kind load` would import
+// it) and takes it for linux/amd64.
+func (h *harness) withOnePlatformArchive(imageDir string) string {
+	h.t.Helper()
+	name := "etcd.tar"
+	if _, err := os.Stat(filepath.Join(imageDir, name)); err != nil {
+		name = "pause.tar"
+	}
+	dir := filepath.Join(h.t.TempDir(), "release with a one-platform archive")
+	linkTree(h.t, imageDir, dir)
+	archive := filepath.Join(dir, name)
+	h.Must(name+" written as Docker 29 saves a one-platform pull (a multi-platform index without linux/arm64's and linux/s390x's content)", func() error {
+		if err := os.Remove(archive); err != nil {
+			return err
+		}
+		return onePlatformArchive(filepath.Join(imageDir, name), archive, "amd64", []string{"arm64", "s390x"})
+	})
+	h.Must("the node's containerd refuses that archive for all platforms and imports it for linux/amd64", func() error {
+		data, err := os.ReadFile(archive)
+		if err != nil {
+			return err
+		}
+		ctr := []string{"exec", "-i", h.CP, "ctr", "--namespace=e2e-probe", "images", "import"}
+		out, err := h.Run(data, "docker", append(ctr, "--all-platforms", "-")...)
+		if err == nil || !strings.Contains(out, "not found") {
+			return fmt.Errorf("ctr images import --all-platforms did not fail as expected (err %v):\n%s", err, out)
+		}
+		if _, err := h.Run(data, "docker", append(ctr, "--platform", "linux/amd64", "-")...); err != nil {
+			return err
+		}
+		// leave the node's image store as it was
+		refs, err := h.Run(nil, "docker", "exec", h.CP, "ctr", "--namespace=e2e-probe", "images", "ls", "--quiet")
+		if err != nil {
+			return err
+		}
+		_, err = h.Run(nil, "docker", append([]string{"exec", h.CP, "ctr", "--namespace=e2e-probe", "images", "rm", "--sync"}, strings.Fields(refs)...)...)
+		return err
+	})
+	return dir
 }

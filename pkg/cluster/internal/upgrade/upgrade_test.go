@@ -19,6 +19,8 @@ package upgrade_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -672,6 +674,16 @@ func TestRefusalsChangeNothing(t *testing.T) {
 			errHas: "etcd.tar is built for arm64 but node kind-control-plane is amd64",
 		},
 		{
+			name: "an archive holding only another platform of a multi-platform image (Docker 29)",
+			setup: func(t *testing.T, e *env) {
+				archive := fakenode.OnePlatformArchive("arm64", []string{"amd64"}, "registry.k8s.io/etcd:3.6.5-0")
+				if err := os.WriteFile(filepath.Join(e.imageDir, "etcd.tar"), archive, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			errHas: "etcd.tar holds only linux/arm64 of its multi-platform image (the other platforms' content is not in it) but node kind-control-plane is linux/amd64: save it for that platform (`docker image save --platform linux/amd64 -o <dir>/<name>.tar <image>`)",
+		},
+		{
 			name:   "image neither on the nodes nor in --image-dir",
 			setup:  func(t *testing.T, e *env) { removeFile(t, e, "etcd.tar") },
 			errHas: "registry.k8s.io/etcd:3.6.5-0 (needed on kind-control-plane)",
@@ -1105,6 +1117,49 @@ func TestLocalImportWhereCtrOffersIt(t *testing.T) {
 	}
 	if imports["kind-control-plane"] == 0 || imports[old.Name] == 0 {
 		t.Errorf("imports by node: %v", imports)
+	}
+}
+
+// TestOnePlatformArchivesAreImportedForTheNodesPlatform upgrades from an
+// --image-dir whose etcd archive is what Docker 29 writes for an image
+// pulled for one platform: a multi-platform index holding linux/amd64's
+// content only. The fake's ctr, like containerd's, cannot import it for all
+// platforms; the upgrade imports it for the node's platform and every
+// complete archive for all platforms, as kind load does.
+func TestOnePlatformArchivesAreImportedForTheNodesPlatform(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	archive := fakenode.OnePlatformArchive("amd64", []string{"arm64", "s390x"}, "registry.k8s.io/etcd:3.6.5-0")
+	if err := os.WriteFile(filepath.Join(e.imageDir, "etcd.tar"), archive, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+	etcd := 0
+	for _, c := range e.cluster.Calls {
+		argv := strings.Join(c.Argv, " ")
+		if !strings.Contains(argv, "images import") || strings.Contains(argv, "--help") {
+			continue
+		}
+		onePlatform := strings.Contains(argv, "--platform linux/amd64") && !strings.Contains(argv, "--all-platforms")
+		if sum := sha256.Sum256(archive); c.Stdin == hex.EncodeToString(sum[:]) {
+			etcd++
+			if !onePlatform {
+				t.Errorf("the one-platform archive was imported with %s", argv)
+			}
+		} else if onePlatform || !strings.Contains(argv, "--all-platforms") {
+			t.Errorf("a complete archive was imported with %s", argv)
+		}
+	}
+	if etcd == 0 {
+		t.Errorf("the one-platform etcd archive was never imported")
+	}
+	// the same archive under --all-platforms fails as containerd fails
+	var out bytes.Buffer
+	err := e.cluster.Node("kind-worker").Command("ctr", "--namespace=k8s.io", "images", "import", "--all-platforms", "-").
+		SetStdin(bytes.NewReader(archive)).SetStdout(&out).SetStderr(&out).Run()
+	if err == nil || !strings.Contains(out.String(), "not found") {
+		t.Errorf("the fake's ctr imported a one-platform archive for all platforms: %v %s", err, out.String())
 	}
 }
 

@@ -297,18 +297,18 @@ func archiveFile(p string, info os.FileInfo) (*Artifact, error) {
 	}
 	defer f.Close()
 	// the tar reader seeks over the layers of an *os.File
-	refs, arch, err := imagearchive.Index(f, p)
+	index, err := imagearchive.Index(f, p)
 	if err != nil {
 		return nil, err
 	}
-	return &Artifact{
-		Name:   filepath.Base(p),
-		Path:   p,
-		Size:   info.Size(),
-		Kind:   KindImageArchive,
-		Mode:   info.Mode().Perm(),
-		Arch:   arch,
-		Images: imagesOf(refs),
-		file:   p,
-	}, nil
+	a := &Artifact{
+		Name: filepath.Base(p),
+		Path: p,
+		Size: info.Size(),
+		Kind: KindImageArchive,
+		Mode: info.Mode().Perm(),
+		file: p,
+	}
+	a.setArchive(index)
+	return a, nil
 }

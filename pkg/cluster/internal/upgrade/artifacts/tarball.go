@@ -219,13 +219,12 @@ func indexEntry(a *Artifact, r io.Reader, where string) error {
 		a.Arch = arch
 		return nil
 	}
-	refs, arch, err := imagearchive.Index(r, where)
+	info, err := imagearchive.Index(r, where)
 	if err != nil {
 		return err
 	}
 	a.Kind = KindImageArchive
-	a.Arch = arch
-	a.Images = imagesOf(refs)
+	a.setArchive(info)
 	return nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/imagearchive"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 )
 
@@ -80,6 +81,16 @@ type Artifact struct {
 	Arch string
 	// Images lists, for image archives, every image reference in the archive.
 	Images []Image
+	// Arches are, for image archives, the architectures of the images whose
+	// content the archive holds, sorted ("" for an image whose config names
+	// none).
+	Arches []string
+	// Partial is set for an image archive whose multi-platform index lists
+	// platforms whose content it does not hold (written for one platform:
+	// docker image save --platform, Docker 29's containerd image store,
+	// podman save): it is imported for the node's platform, which must be
+	// among Arches, rather than for all platforms.
+	Partial bool
 
 	// file is the host file holding the artifact; "" inside a tarball.
 	file string
@@ -100,6 +111,14 @@ type Image struct {
 	// (registry.k8s.io/kube-apiserver:v1.34.4); equal to Ref when there is no
 	// such suffix.
 	Target string
+}
+
+// setArchive records what imagearchive.Index read of the archive a.
+func (a *Artifact) setArchive(info imagearchive.Info) {
+	a.Arch = info.Arch
+	a.Arches = info.Arches
+	a.Partial = info.Partial
+	a.Images = imagesOf(info.Refs)
 }
 
 // imagesOf returns the images of an archive that names refs.

@@ -20,10 +20,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
@@ -63,30 +66,140 @@ func ImageArchiveFor(arch string, refs ...string) []byte {
 	return buf.Bytes()
 }
 
-// archiveRefs returns the RepoTags of a docker-archive read from r.
-func archiveRefs(r io.Reader) ([]string, error) {
+// OnePlatformArchive returns an archive as Docker 29 (with its containerd
+// image store) writes `docker save` of images pulled for one platform: per
+// ref, a multi-platform index listing linux/present, whose config, layer
+// and manifest are in the archive, and linux/<absent...>, whose content is
+// not; a manifest.json names the present platform's image.
+func OnePlatformArchive(present string, absent []string, refs ...string) []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	add := func(content []byte) string {
+		sum := sha256.Sum256(content)
+		name := "blobs/sha256/" + hex.EncodeToString(sum[:])
+		_ = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg})
+		_, _ = tw.Write(content)
+		return name
+	}
+	digest := func(name string) string { return "sha256:" + strings.TrimPrefix(name, "blobs/sha256/") }
+	type descriptor struct {
+		MediaType   string            `json:"mediaType"`
+		Digest      string            `json:"digest"`
+		Size        int               `json:"size"`
+		Platform    map[string]string `json:"platform,omitempty"`
+		Annotations map[string]string `json:"annotations,omitempty"`
+	}
+	type dockerEntry struct {
+		Config   string
+		RepoTags []string
+		Layers   []string
+	}
+	var top []descriptor
+	var docker []dockerEntry
+	for _, ref := range refs {
+		config := []byte(`{"architecture":"` + present + `","os":"linux","ref":"` + ref + `"}`)
+		layer := []byte("layer of " + ref)
+		configName, layerName := add(config), add(layer)
+		manifest, _ := json.Marshal(map[string]interface{}{
+			"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+			"config": descriptor{MediaType: "application/vnd.oci.image.config.v1+json", Digest: digest(configName), Size: len(config)},
+			"layers": []descriptor{{MediaType: "application/vnd.oci.image.layer.v1.tar", Digest: digest(layerName), Size: len(layer)}},
+		})
+		children := []descriptor{{MediaType: "application/vnd.oci.image.manifest.v1+json", Digest: digest(add(manifest)), Size: len(manifest),
+			Platform: map[string]string{"os": "linux", "architecture": present}}}
+		for _, arch := range absent {
+			sum := sha256.Sum256([]byte(ref + " for " + arch))
+			children = append(children, descriptor{MediaType: "application/vnd.oci.image.manifest.v1+json", Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: 1000,
+				Platform: map[string]string{"os": "linux", "architecture": arch}})
+		}
+		index, _ := json.Marshal(map[string]interface{}{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": children})
+		top = append(top, descriptor{MediaType: "application/vnd.oci.image.index.v1+json", Digest: digest(add(index)), Size: len(index),
+			Annotations: map[string]string{"io.containerd.image.name": ref}})
+		docker = append(docker, dockerEntry{Config: configName, RepoTags: []string{ref}, Layers: []string{layerName}})
+	}
+	write := func(name string, v interface{}) {
+		content, _ := json.Marshal(v)
+		_ = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg})
+		_, _ = tw.Write(content)
+	}
+	write("index.json", map[string]interface{}{"schemaVersion": 2, "manifests": top})
+	write("manifest.json", docker)
+	_ = tw.Close()
+	return buf.Bytes()
+}
+
+// archiveContent is what the fake's ctr reads of an archive it imports.
+type archiveContent struct {
+	refs []string
+	// missing are the digests of manifests an index lists that are not in
+	// the archive, by the architecture of their platform
+	missing map[string]string
+	// arches are the architectures of the manifests that are in it
+	arches map[string]bool
+}
+
+// readArchive reads a docker-archive or OCI layout from r: its refs and,
+// for a multi-platform index, which platforms' manifests it holds.
+func readArchive(r io.Reader) (archiveContent, error) {
+	content := archiveContent{missing: map[string]string{}, arches: map[string]bool{}}
 	tr := tar.NewReader(r)
-	var refs []string
+	files := map[string][]byte{}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return content, err
 		}
-		if h.Name != "manifest.json" {
-			continue
-		}
-		var manifest []struct{ RepoTags []string }
-		if err := json.NewDecoder(tr).Decode(&manifest); err != nil {
-			return nil, err
-		}
-		for _, m := range manifest {
-			refs = append(refs, m.RepoTags...)
+		if h.Name == "manifest.json" || h.Name == "index.json" || (strings.HasPrefix(h.Name, "blobs/") && h.Size < 1<<20) {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				return content, err
+			}
+			files[h.Name] = b
 		}
 	}
-	return refs, nil
+	if m, ok := files["manifest.json"]; ok {
+		var manifest []struct{ RepoTags []string }
+		if err := json.Unmarshal(m, &manifest); err != nil {
+			return content, err
+		}
+		for _, e := range manifest {
+			content.refs = append(content.refs, e.RepoTags...)
+		}
+	}
+	type descriptor struct {
+		Digest      string            `json:"digest"`
+		Platform    map[string]string `json:"platform"`
+		Annotations map[string]string `json:"annotations"`
+	}
+	type document struct {
+		Manifests []descriptor `json:"manifests"`
+	}
+	if idx, ok := files["index.json"]; ok {
+		var top document
+		if err := json.Unmarshal(idx, &top); err != nil {
+			return content, err
+		}
+		for _, d := range top.Manifests {
+			if ref := d.Annotations["io.containerd.image.name"]; ref != "" && !slices.Contains(content.refs, ref) {
+				content.refs = append(content.refs, ref)
+			}
+			var inner document
+			if err := json.Unmarshal(files["blobs/"+strings.Replace(d.Digest, ":", "/", 1)], &inner); err != nil {
+				continue
+			}
+			for _, c := range inner.Manifests {
+				if _, ok := files["blobs/"+strings.Replace(c.Digest, ":", "/", 1)]; ok {
+					content.arches[c.Platform["architecture"]] = true
+				} else {
+					content.missing[c.Digest] = c.Platform["architecture"]
+				}
+			}
+		}
+	}
+	return content, nil
 }
 
 // Layout selects how WriteRelease lays the artifacts out.

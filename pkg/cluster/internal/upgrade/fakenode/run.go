@@ -449,11 +449,23 @@ func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
 		if n.OldCtr && slices.Contains(args, "--local") {
 			return "Incorrect Usage: flag provided but not defined: -local", 1
 		}
-		refs, err := archiveRefs(bytes.NewReader(stdin))
+		content, err := readArchive(bytes.NewReader(stdin))
 		if err != nil {
 			return "ctr: failed to import: " + err.Error(), 1
 		}
-		for _, ref := range refs {
+		// as containerd does: all platforms need every platform's content,
+		// one platform needs that platform's
+		if slices.Contains(args, "--all-platforms") {
+			for digest := range content.missing {
+				return "ctr: content digest " + digest + ": not found", 1
+			}
+		}
+		if i := slices.Index(args, "--platform"); i >= 0 && i+1 < len(args) && len(content.arches)+len(content.missing) > 0 {
+			if arch := strings.TrimPrefix(args[i+1], "linux/"); !content.arches[arch] {
+				return "ctr: no match for platform in manifest: not found", 1
+			}
+		}
+		for _, ref := range content.refs {
 			n.Images[imageref.Normalize(ref)] = false
 		}
 		return "", 0

@@ -215,10 +215,11 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 	if err != nil {
 		return errors.Wrapf(err, "failed to run ctr on node %q", n)
 	}
-	args := []string{"--namespace=k8s.io", "images", "import", "--all-platforms", "--digests", "--snapshotter=" + snapshotter}
+	args := []string{"--namespace=k8s.io", "images", "import", "--digests", "--snapshotter=" + snapshotter}
 	if LocalImport(string(help)) {
 		args = append(args, "--local")
 	}
+	arch := ctx.State.Info[n.String()].Arch
 	wanted := map[*artifacts.Artifact]bool{}
 	for _, a := range load {
 		wanted[a] = true
@@ -227,7 +228,7 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 		func(a *artifacts.Artifact) bool { return wanted[a] },
 		func(a *artifacts.Artifact, r io.Reader) error {
 			ctx.Logger.V(1).Infof("%s: %s: importing %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
-			cmd := n.CommandContext(ctx, "ctr", append(args, "-")...).SetStdin(r)
+			cmd := n.CommandContext(ctx, "ctr", append(append(args, ImportPlatforms(a, arch)...), "-")...).SetStdin(r)
 			if err := cmd.Run(); err != nil {
 				if ctx.Err() != nil {
 					return errors.Wrapf(err, "cancelled while importing %s on node %q", a.Path, n)
@@ -249,6 +250,20 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 			return nil
 		},
 	)
+}
+
+// ImportPlatforms are the platform flags of ctr images import for the
+// archive a on a node of architecture arch: every platform, as kind's own
+// `kind load` imports, unless the archive holds only some platforms of a
+// multi-platform image (written for one platform: docker image save
+// --platform, Docker 29's containerd image store, podman save), which ctr
+// cannot import for all platforms; then the node's platform, which
+// preflight checked is among those the archive holds.
+func ImportPlatforms(a *artifacts.Artifact, arch string) []string {
+	if a.Partial && arch != "" {
+		return []string{"--platform", "linux/" + arch}
+	}
+	return []string{"--all-platforms"}
 }
 
 // localFlag is ctr's --local in `ctr images import --help`.

@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -413,15 +414,59 @@ func checkImages(ctx *actions.Context) error {
 	for _, n := range ctx.Nodes {
 		info := st.Info[n.String()]
 		for _, a := range info.Load {
-			if a.Arch != "" && a.Arch != info.Arch {
+			switch {
+			case a.Partial && !slices.Contains(a.Arches, info.Arch):
+				// what the import will see: it imports the node's platform
+				// only, which must be there
+				problems = append(problems, fmt.Sprintf("%s holds only %s of its multi-platform image (the other platforms' content is not in it) but node %s is linux/%s: save it for that platform (`%s`)", a.Path, platformList(a.Arches), n, info.Arch, SaveCommand(ctx.Options.Provider(), info.Arch)))
+			case a.Arch != "" && a.Arch != info.Arch:
 				problems = append(problems, fmt.Sprintf("%s is built for %s but node %s is %s", a.Path, a.Arch, n, info.Arch))
 			}
 		}
 	}
 	if len(problems) > 0 {
-		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s for the nodes' architecture:\n  %s\nadd an archive of each to --image-dir (e.g. `%s save -o <dir>/<name>.tar <image>`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "), ctx.Options.Provider())
+		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s for the nodes' architecture:\n  %s\nadd an archive of each to --image-dir (e.g. `%s`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "), SaveCommand(ctx.Options.Provider(), nodesArch(ctx)))
 	}
 	return nil
+}
+
+// SaveCommand is the command that writes an image archive the nodes of
+// architecture arch can import, with the provider's CLI. Docker's needs
+// --platform: with its containerd image store (the default since Docker
+// 29), a plain docker save of an image pulled for one platform writes a
+// multi-platform index without the other platforms' content.
+func SaveCommand(provider, arch string) string {
+	if provider == "docker" && arch != "" {
+		return "docker image save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
+	}
+	return provider + " save -o <dir>/<name>.tar <image>"
+}
+
+// nodesArch is the nodes' architecture, "" when preflight did not read it.
+func nodesArch(ctx *actions.Context) string {
+	for _, n := range ctx.Nodes {
+		if info := ctx.State.Info[n.String()]; info.Arch != "" {
+			return info.Arch
+		}
+	}
+	return ""
+}
+
+// platformList is "linux/amd64 and linux/arm64" for [amd64 arm64].
+func platformList(arches []string) string {
+	var named []string
+	for _, a := range arches {
+		if a == "" {
+			a = "an unnamed architecture"
+		} else {
+			a = "linux/" + a
+		}
+		named = append(named, a)
+	}
+	if len(named) == 0 {
+		return "no platform"
+	}
+	return strings.Join(named, " and ")
 }
 
 // checkDisk checks that the nodes have room for what they will receive, on

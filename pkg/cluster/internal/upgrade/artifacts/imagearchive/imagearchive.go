@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"io"
 	"path"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/errors"
@@ -55,6 +56,29 @@ type archiveScan struct {
 	entries map[string]archiveEntry
 	small   map[string][]byte
 	kept    int64
+	// partial is set when an index lists a manifest that is not here
+	partial bool
+}
+
+// Info is what Index reads of an image archive.
+type Info struct {
+	// Refs are the image references the archive names, in order and
+	// without duplicates.
+	Refs []string
+	// Arch is the architecture of its images when they all name the same
+	// one, else "".
+	Arch string
+	// Arches are the architectures of the images whose content is in the
+	// archive, sorted ("" stands for an image whose config names none or
+	// was too large to read).
+	Arches []string
+	// Partial is set when a multi-platform index in the archive lists
+	// manifests whose content is not in it: an archive written for one
+	// platform (docker image save --platform, Docker 29 with its containerd
+	// image store, ctr images export of an image fetched for one platform,
+	// podman save). containerd imports such an archive for a platform it
+	// holds (ctr images import --platform), not with --all-platforms.
+	Partial bool
 }
 
 // dockerManifest is one entry of a docker-archive manifest.json.
@@ -86,39 +110,46 @@ type imageConfig struct {
 
 // Index reads the tar stream r of the image archive called name (for
 // messages) once and checks that it is a complete docker-archive or OCI
-// layout: every config, layer and manifest its index lists is there. It
-// returns the image references the archive names, in order and without
-// duplicates, and the architecture of its images when they all name the
-// same one, else "". Given an *os.File, the tar reader skips layer data by
-// seeking.
-func Index(r io.Reader, name string) (refs []string, arch string, err error) {
-	scan, err := scanArchive(r, name)
+// layout: every config and layer its manifests list is there, and every
+// manifest its index lists, except the other platforms' manifests of a
+// multi-platform index of which at least one platform is there (Partial).
+// Given an *os.File, the tar reader skips layer data by seeking.
+func Index(r io.Reader, name string) (Info, error) {
+	refs, arch, arches, scan, err := index(r, name)
 	if err != nil {
-		return nil, "", err
+		return Info{}, err
+	}
+	return Info{Refs: refs, Arch: arch, Arches: arches, Partial: scan.partial}, nil
+}
+
+func index(r io.Reader, name string) (refs []string, arch string, arches []string, scan *archiveScan, err error) {
+	scan, err = scanArchive(r, name)
+	if err != nil {
+		return nil, "", nil, nil, err
 	}
 	manifest, hasManifest := scan.small[dockerManifestName]
 	index, hasIndex := scan.small[ociIndexName]
 	if !hasManifest && !hasIndex {
-		return nil, "", errors.Errorf("%s is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout); %s", name, archiveHelp)
+		return nil, "", nil, nil, errors.Errorf("%s is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout); %s", name, archiveHelp)
 	}
 	var named []string
-	arches := map[string]bool{}
+	found := map[string]bool{}
 	if hasManifest {
 		r, a, err := scan.dockerImages(manifest)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, nil, err
 		}
 		named = append(named, r...)
-		mergeArches(arches, a)
+		mergeArches(found, a)
 	}
 	if hasIndex {
 		r, a, err := scan.ociImages(index)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, nil, err
 		}
 		named = append(named, r...)
 		if !hasManifest {
-			mergeArches(arches, a)
+			mergeArches(found, a)
 		}
 	}
 	seen := map[string]bool{}
@@ -130,14 +161,18 @@ func Index(r io.Reader, name string) (refs []string, arch string, err error) {
 		refs = append(refs, ref)
 	}
 	if len(refs) == 0 {
-		return nil, "", errors.Errorf("%s has no image references (its images are untagged): tag each image and save it by name, for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar", name)
+		return nil, "", nil, nil, errors.Errorf("%s has no image references (its images are untagged): tag each image and save it by name, for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar", name)
 	}
-	if len(arches) == 1 && !arches[""] {
-		for a := range arches {
+	if len(found) == 1 && !found[""] {
+		for a := range found {
 			arch = a
 		}
 	}
-	return refs, arch, nil
+	for a := range found {
+		arches = append(arches, a)
+	}
+	sort.Strings(arches)
+	return refs, arch, arches, scan, nil
 }
 
 // mergeArches adds from to into.
@@ -342,6 +377,9 @@ func (s *archiveScan) ociManifest(desc ociDescriptor, listedIn string, depth int
 				return nil, err
 			}
 			mergeArches(arches, a)
+		}
+		if present < len(doc.Manifests) {
+			s.partial = true
 		}
 		if present == 0 {
 			return nil, errors.Errorf("image archive %s is incomplete: none of the %d manifests %s lists is in the archive (the file is truncated or corrupt; %s)", s.name, len(doc.Manifests), entry, archiveHelp)

@@ -35,6 +35,8 @@ func TestIndex(t *testing.T) {
 		files    func(t *testing.T) []artifactstest.File
 		wantRefs []string
 		wantArch string
+		// wantPartial: a multi-platform index lists platforms not here
+		wantPartial bool
 	}{
 		{
 			name: "docker-archive, manifest.json last",
@@ -139,8 +141,26 @@ func TestIndex(t *testing.T) {
 					{Name: "index.json", Body: top},
 				}
 			},
-			wantRefs: []string{"registry.k8s.io/coredns/coredns:v1.12.1"},
-			wantArch: "arm64",
+			wantRefs:    []string{"registry.k8s.io/coredns/coredns:v1.12.1"},
+			wantArch:    "arm64",
+			wantPartial: true,
+		},
+		{
+			name: "OCI layout with every platform of a multi-platform index",
+			files: func(t *testing.T) []artifactstest.File {
+				return multiPlatform(t, "registry.k8s.io/pause:3.10.1", []string{"amd64", "arm64"}, nil)
+			},
+			wantRefs: []string{"registry.k8s.io/pause:3.10.1"},
+			wantArch: "",
+		},
+		{
+			name: "docker image save --platform linux/amd64 of a multi-platform image (Docker 29, containerd image store)",
+			files: func(t *testing.T) []artifactstest.File {
+				return multiPlatform(t, "registry.k8s.io/etcd:3.6.4-0", []string{"amd64"}, []string{"arm64", "s390x"})
+			},
+			wantRefs:    []string{"registry.k8s.io/etcd:3.6.4-0"},
+			wantArch:    "amd64",
+			wantPartial: true,
 		},
 		{
 			name: "docker save of the containerd image store: both formats",
@@ -162,15 +182,21 @@ func TestIndex(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			refs, arch, err := Index(bytes.NewReader(artifactstest.Tar(t, tc.files(t))), "test.tar")
+			info, err := Index(bytes.NewReader(artifactstest.Tar(t, tc.files(t))), "test.tar")
 			if err != nil {
 				t.Fatalf("Index: %v", err)
 			}
-			if !reflect.DeepEqual(refs, tc.wantRefs) {
-				t.Errorf("refs = %v, want %v", refs, tc.wantRefs)
+			if !reflect.DeepEqual(info.Refs, tc.wantRefs) {
+				t.Errorf("refs = %v, want %v", info.Refs, tc.wantRefs)
 			}
-			if arch != tc.wantArch {
-				t.Errorf("arch = %q, want %q", arch, tc.wantArch)
+			if info.Arch != tc.wantArch {
+				t.Errorf("arch = %q, want %q", info.Arch, tc.wantArch)
+			}
+			if info.Partial != tc.wantPartial {
+				t.Errorf("partial = %v, want %v", info.Partial, tc.wantPartial)
+			}
+			if tc.wantArch != "" && !reflect.DeepEqual(info.Arches, []string{tc.wantArch}) {
+				t.Errorf("arches = %v, want [%s]", info.Arches, tc.wantArch)
 			}
 		})
 	}
@@ -183,6 +209,15 @@ func TestIndexErrors(t *testing.T) {
 		files func(t *testing.T) []artifactstest.File
 		want  string
 	}{
+		{
+			name: "Docker 29's one-platform archive with its layer cut off",
+			files: func(t *testing.T) []artifactstest.File {
+				files := multiPlatform(t, "registry.k8s.io/etcd:3.6.4-0", []string{"amd64"}, []string{"arm64"})
+				// the layer is the second blob written
+				return append(files[:1:1], files[2:]...)
+			},
+			want: "is not in the archive",
+		},
 		{
 			name: "multi-platform index with none of its platforms",
 			files: func(t *testing.T) []artifactstest.File {
@@ -230,7 +265,7 @@ func TestIndexErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, _, err := Index(bytes.NewReader(artifactstest.Tar(t, tc.files(t))), "test.tar")
+			_, err := Index(bytes.NewReader(artifactstest.Tar(t, tc.files(t))), "test.tar")
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "test.tar") {
 				t.Errorf("Index error = %v, want it to name test.tar and contain %q", err, tc.want)
 			}
@@ -264,10 +299,54 @@ func TestIndexSeeksOverLayers(t *testing.T) {
 	}
 	defer f.Close()
 	counter := &countingFile{File: f}
-	if _, _, err := Index(counter, p); err != nil {
+	if _, err := Index(counter, p); err != nil {
 		t.Fatal(err)
 	}
 	if counter.read >= int64(len(big)) {
 		t.Errorf("read %d bytes of a %d byte layer: want it skipped by seeking", counter.read, len(big))
 	}
+}
+
+// multiPlatform is an archive as Docker 29 (with its containerd image store)
+// writes one: manifest.json and index.json, whose image is a multi-platform
+// index listing present (config, layer and manifest in the archive) and
+// absent platforms (listed only).
+func multiPlatform(t *testing.T, ref string, present, absent []string) []artifactstest.File {
+	var files []artifactstest.File
+	var children []map[string]interface{}
+	var docker []map[string]interface{}
+	for i, arch := range present {
+		config, layer := artifactstest.ImageBlobs(t, artifactstest.NewImage(arch), i)
+		manifest := artifactstest.OCIManifest(t, config, layer)
+		files = append(files, artifactstest.Blob(config), artifactstest.Blob(layer), artifactstest.Blob(manifest))
+		children = append(children, map[string]interface{}{
+			"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": artifactstest.Digest(manifest), "size": len(manifest),
+			"platform": map[string]string{"os": "linux", "architecture": arch},
+		})
+		docker = append(docker, map[string]interface{}{
+			"Config": artifactstest.Blob(config).Name, "RepoTags": []string{ref}, "Layers": []string{artifactstest.Blob(layer).Name},
+		})
+	}
+	for _, arch := range absent {
+		children = append(children, map[string]interface{}{
+			"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": artifactstest.Digest([]byte(arch)), "size": 1000,
+			"platform": map[string]string{"os": "linux", "architecture": arch},
+		})
+	}
+	index := artifactstest.JSON(t, map[string]interface{}{
+		"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": children,
+	})
+	top := artifactstest.JSON(t, map[string]interface{}{
+		"schemaVersion": 2,
+		"manifests": []map[string]interface{}{{
+			"mediaType": "application/vnd.oci.image.index.v1+json", "digest": artifactstest.Digest(index), "size": len(index),
+			"annotations": artifactstest.ContainerdName(ref),
+		}},
+	})
+	files = append(files, artifactstest.Blob(index), artifactstest.File{Name: "index.json", Body: top})
+	if len(present) == 1 {
+		// docker save's manifest.json names the one platform it saved
+		files = append(files, artifactstest.File{Name: "manifest.json", Body: artifactstest.JSON(t, docker)})
+	}
+	return files
 }
