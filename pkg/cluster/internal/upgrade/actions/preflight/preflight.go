@@ -418,7 +418,7 @@ func checkImages(ctx *actions.Context) error {
 			case a.Partial && !slices.Contains(a.Arches, info.Arch):
 				// what the import will see: it imports the node's platform
 				// only, which must be there
-				problems = append(problems, fmt.Sprintf("%s holds only %s of its multi-platform image (the other platforms' content is not in it) but node %s is linux/%s: save it for that platform (`%s`)", a.Path, platformList(a.Arches), n, info.Arch, SaveCommand(ctx.Options.Provider(), info.Arch)))
+				problems = append(problems, fmt.Sprintf("%s holds only %s of its multi-platform image (the other platforms' content is not in it) but node %s is linux/%s: save it for that platform (%#q)", a.Path, platformList(a.Arches), n, info.Arch, SaveCommand(ctx.Options.Provider(), info.Arch)))
 			case a.Arch != "" && a.Arch != info.Arch:
 				problems = append(problems, fmt.Sprintf("%s is built for %s but node %s is %s", a.Path, a.Arch, n, info.Arch))
 			}
