@@ -240,7 +240,8 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 		upgrades = append(upgrades, size)
 	}
 
-	t.Log("\n" + save(upgrades, loads))
+	// run.sh prints bench.md
+	save(upgrades, loads)
 }
 
 // toolUpgrade runs `kind alpha upgrade --output json` with extra flags and,
