@@ -30,6 +30,8 @@ E2E_CACHE="${KIND_UPGRADE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kind-upgrad
 E2E_STAMP=".e2e-stamp"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 E2E_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# the checkout (key_word names its files relative to it)
+KEY_REPO="$(cd "${E2E_DIR}/../.." && pwd)"
 
 log() {
   printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
@@ -90,7 +92,7 @@ KEY_NEUTRAL_FUNCTIONS=(log die with_file_lock with_lock unmount_under main cache
 # Variables that say where things are, not what they are: a cache or a
 # checkout moved elsewhere holds the same artifacts. Their paths are
 # rewritten by key_word instead.
-KEY_LOCATIONS=(E2E_CACHE E2E_DIR REPO_ROOT HOME PATH PWD OLDPWD TMPDIR)
+KEY_LOCATIONS=(E2E_CACHE E2E_DIR KEY_REPO REPO_ROOT HOME PATH PWD OLDPWD TMPDIR)
 
 # key_closure FUNC...: FUNC, its FUNC_valid check when there is one, and
 # every function their bodies name, transitively, one per line, sorted.
@@ -130,8 +132,7 @@ key_tree() {
 # prints, so a rebuilt kind with the same version does not rebuild images);
 # anything else is itself.
 key_word() {
-  local w="$1" d repo
-  repo="$(cd "${E2E_DIR}/../.." && pwd)"
+  local w="$1" d repo="${KEY_REPO}"
   if [[ "${w}" == "${E2E_CACHE}"/* && -e "${w}" ]]; then
     d="${w}"
     while [[ "${d}" == "${E2E_CACHE}"/* ]]; do

@@ -140,9 +140,6 @@ func New(t T, opts Options) *Cluster {
 	return h
 }
 
-// T is the test (or program) the cluster reports to.
-func (h *Cluster) T() T { return h.t }
-
 // Run runs a host command, logging it and its output to commands.log, and
 // returns its stdout and stderr together.
 func (h *Cluster) Run(stdin []byte, name string, args ...string) (string, error) {

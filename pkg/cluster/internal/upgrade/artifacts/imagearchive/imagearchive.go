@@ -115,29 +115,21 @@ type imageConfig struct {
 // multi-platform index of which at least one platform is there (Partial).
 // Given an *os.File, the tar reader skips layer data by seeking.
 func Index(r io.Reader, name string) (Info, error) {
-	refs, arch, arches, scan, err := index(r, name)
+	scan, err := scanArchive(r, name)
 	if err != nil {
 		return Info{}, err
-	}
-	return Info{Refs: refs, Arch: arch, Arches: arches, Partial: scan.partial}, nil
-}
-
-func index(r io.Reader, name string) (refs []string, arch string, arches []string, scan *archiveScan, err error) {
-	scan, err = scanArchive(r, name)
-	if err != nil {
-		return nil, "", nil, nil, err
 	}
 	manifest, hasManifest := scan.small[dockerManifestName]
 	index, hasIndex := scan.small[ociIndexName]
 	if !hasManifest && !hasIndex {
-		return nil, "", nil, nil, errors.Errorf("%s is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout); %s", name, archiveHelp)
+		return Info{}, errors.Errorf("%s is not an image archive or is truncated: it has neither manifest.json (docker-archive) nor index.json (OCI layout); %s", name, archiveHelp)
 	}
 	var named []string
 	found := map[string]bool{}
 	if hasManifest {
 		r, a, err := scan.dockerImages(manifest)
 		if err != nil {
-			return nil, "", nil, nil, err
+			return Info{}, err
 		}
 		named = append(named, r...)
 		mergeArches(found, a)
@@ -145,34 +137,33 @@ func index(r io.Reader, name string) (refs []string, arch string, arches []strin
 	if hasIndex {
 		r, a, err := scan.ociImages(index)
 		if err != nil {
-			return nil, "", nil, nil, err
+			return Info{}, err
 		}
 		named = append(named, r...)
 		if !hasManifest {
 			mergeArches(found, a)
 		}
 	}
+	info := Info{Partial: scan.partial}
 	seen := map[string]bool{}
 	for _, ref := range named {
 		if ref == "" || seen[ref] {
 			continue
 		}
 		seen[ref] = true
-		refs = append(refs, ref)
+		info.Refs = append(info.Refs, ref)
 	}
-	if len(refs) == 0 {
-		return nil, "", nil, nil, errors.Errorf("%s has no image references (its images are untagged): tag each image and save it by name, for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar", name)
-	}
-	if len(found) == 1 && !found[""] {
-		for a := range found {
-			arch = a
-		}
+	if len(info.Refs) == 0 {
+		return Info{}, errors.Errorf("%s has no image references (its images are untagged): tag each image and save it by name, for example docker save registry.k8s.io/etcd:3.6.4-0 -o etcd.tar", name)
 	}
 	for a := range found {
-		arches = append(arches, a)
+		info.Arches = append(info.Arches, a)
 	}
-	sort.Strings(arches)
-	return refs, arch, arches, scan, nil
+	sort.Strings(info.Arches)
+	if len(info.Arches) == 1 {
+		info.Arch = info.Arches[0]
+	}
+	return info, nil
 }
 
 // mergeArches adds from to into.
