@@ -31,7 +31,17 @@
 #   make e2e-faults-short  the same with a short chain (part of make test)
 #   make e2e-pinned  the end-to-end test of a cluster whose kubeadmConfigPatches
 #                  pin etcd's and CoreDNS's images (needs root)
-#   make test      unit, then e2e, e2e-pinned, e2e-ha and the short fault chain
+#   make e2e-podman  make e2e's upgrade on a cluster kind created with podman
+#                  (KIND_EXPERIMENTAL_PROVIDER=podman; installs and sets up
+#                  podman, hack/e2e/podman-setup.sh; needs root)
+#   make e2e-k8s-upgrade  Kubernetes' own upgrade tests across kind alpha
+#                  upgrade as a CI job runs them (hack/ci/e2e-k8s-upgrade.sh):
+#                  1 control plane and 2 workers, a master then a node
+#                  upgrade (needs root)
+#   make e2e-k8s-upgrade-ha  the same on 3 control planes behind kind's load
+#                  balancer and 2 workers, one cluster upgrade (needs root)
+#   make test      unit, then e2e, e2e-pinned (which runs Kubernetes' upgrade
+#                  tests), e2e-ha and the short fault chain
 #   make bench     kind alpha upgrade against the hand-typed kubeadm sequence and
 #                  upstream kind load, side by side (needs root; hours)
 #   make verify    gofmt, go vet, go mod tidy, shellcheck, license headers, lint
@@ -105,6 +115,15 @@ e2e-faults-short: build host-setup
 e2e-pinned: build host-setup
 	hack/make-rules/e2e.sh pinned $(ARGS)
 
+e2e-podman: build host-setup
+	hack/make-rules/e2e.sh podman $(ARGS)
+
+e2e-k8s-upgrade: build host-setup
+	TOPOLOGY=1cp-2w hack/ci/e2e-k8s-upgrade.sh
+
+e2e-k8s-upgrade-ha: build host-setup
+	TOPOLOGY=ha hack/ci/e2e-k8s-upgrade.sh
+
 bench: build host-setup
 	hack/make-rules/e2e.sh bench $(ARGS)
 
@@ -133,4 +152,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned bench test demo verify lint shellcheck clean
+.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean

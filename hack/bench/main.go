@@ -56,6 +56,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds per size and method")
 	loading := flag.String("loading", "0 1 3", `worker counts of the loading benchmark, space separated; "none" skips it`)
 	workers := flag.String("workers", "1 3", `worker counts of the upgrade benchmark, space separated; "none" skips it`)
+	sources := flag.String("sources", "1", `worker counts of the source benchmark (--image against --image-dir), space separated; "none" skips it`)
 	flag.Parse()
 	if *rounds < 1 {
 		fatal(fmt.Errorf("-rounds %d: want a positive number", *rounds))
@@ -68,6 +69,10 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
+	sourceSizes, err := workerCounts("-sources", *sources)
+	if err != nil {
+		fatal(err)
+	}
 	if *manifestPath == "" {
 		fatal(fmt.Errorf("-manifest is required: run the benchmark with make bench, which builds the artifacts and passes it"))
 	}
@@ -77,7 +82,7 @@ func main() {
 	}
 	r := newRunner()
 	ok := r.run(func() {
-		benchmark(r, m, *kind, *hand, *artifacts, *rounds, loadingSizes, upgradeSizes)
+		benchmark(r, m, *kind, *hand, *artifacts, *rounds, loadingSizes, upgradeSizes, sourceSizes)
 	})
 	if !ok {
 		fmt.Fprintln(os.Stderr, "ERROR: the benchmark had a failed run (named in bench.md)")
@@ -134,7 +139,7 @@ func (h *bench) kubeletsAt(version string) error {
 }
 
 // benchmark runs every part of the benchmark on the cluster it drives.
-func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string, rounds int, loadingSizes, upgradeSizes []int) {
+func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string, rounds int, loadingSizes, upgradeSizes, sourceSizes []int) {
 	from, to := m.From, m.To
 	imageDir := m.ImageDir
 	h := &bench{kindtest.New(t, kindtest.Options{Kind: kind, Name: benchClusterName, Artifacts: artifacts, Manifest: m})}
@@ -146,12 +151,12 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 	// the report is written after every run, so that a benchmark stopped
 	// half-way still leaves what it measured
 	machine := h.machine()
-	var upgrades, loads []benchSize
-	save := func(upgrades, loads []benchSize) string {
-		report := benchReport(machine, from, to, rounds, upgrades, loads)
+	var upgrades, loads, sources []benchSize
+	save := func(upgrades, loads, sources []benchSize) string {
+		report := benchReport(machine, from, to, rounds, upgrades, loads, sources)
 		kindtest.WriteFile(t, h.Artifacts, "bench.md", report)
 		if b, err := json.MarshalIndent(map[string]interface{}{
-			"machine": machine, "from": from, "to": to, "rounds": rounds, "upgrade": upgrades, "loading": loads,
+			"machine": machine, "from": from, "to": to, "rounds": rounds, "upgrade": upgrades, "loading": loads, "sources": sources,
 		}, "", "  "); err == nil {
 			kindtest.WriteFile(t, h.Artifacts, "bench.json", string(b)+"\n")
 		}
@@ -183,13 +188,13 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 					if method == methodKindLoad {
 						run, err = h.kindLoad(run, imageDir)
 					} else {
-						run, err = h.toolUpgrade(run, imageDir, "", "--skip-phases", "control-plane,kubelets,verify")
+						run, err = h.toolUpgrade(run, []string{"--image-dir", imageDir}, "", "--skip-phases", "control-plane,kubelets,verify")
 					}
 					return err
 				})
 				progress("loading on %s, round %d: %s took %.1f s", size.name(), round, method, run.Total)
 				size.Runs = append(size.Runs, run)
-				save(upgrades, append(loads, size))
+				save(upgrades, append(loads, size), sources)
 			}
 		}
 		h.Must("delete the cluster", func() error {
@@ -221,7 +226,7 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 					if method == methodHand {
 						run, err = h.handUpgrade(run, hand, imageDir, to)
 					} else {
-						run, err = h.toolUpgrade(run, imageDir, to, "--parallel-workers", strconv.Itoa(max(1, workers)))
+						run, err = h.toolUpgrade(run, []string{"--image-dir", imageDir}, to, "--parallel-workers", strconv.Itoa(max(1, workers)))
 					}
 					if err != nil {
 						run.Failed = firstLine(err.Error())
@@ -230,7 +235,7 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 				})
 				progress("%s, round %d: %s took %.1f s %v", size.name(), round, method, run.Total, run.Phases)
 				size.Runs = append(size.Runs, run)
-				save(append(upgrades, size), loads)
+				save(append(upgrades, size), loads, sources)
 				h.Must("delete the cluster", func() error {
 					_, err := h.Run(nil, h.Kind, "delete", "cluster", "--name", h.Name)
 					return err
@@ -240,14 +245,54 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 		upgrades = append(upgrades, size)
 	}
 
+	// the same upgrade from the target's node image (plus the archive it
+	// lacks offline) and from the release folder, on fresh identical
+	// clusters, the order alternating
+	fromSource := map[string][]string{
+		methodImageDir: {"--image-dir", imageDir},
+		methodImage:    {"--image", m.TargetNodeImage, "--image-dir", m.ImageExtrasDir},
+	}
+	for _, workers := range sourceSizes {
+		size := benchSize{Workers: workers}
+		h.NodeCount = 1 + workers
+		for round := 1; round <= rounds; round++ {
+			methods := []string{methodImageDir, methodImage}
+			if round%2 == 0 {
+				methods[0], methods[1] = methods[1], methods[0]
+			}
+			for _, method := range methods {
+				progress("source on %s, round %d of %d: creating the cluster at %s", size.name(), round, rounds, from)
+				created := h.CreateCluster(from, benchConfig(workers))
+				h.Must("the nodes are Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
+				run := benchRun{Method: method, Round: round, Created: created.Seconds()}
+				h.Check(fmt.Sprintf("source on %s, round %d: kind alpha upgrade %s", size.name(), round, strings.Join(fromSource[method], " ")), func() error {
+					var err error
+					run, err = h.toolUpgrade(run, fromSource[method], to)
+					if err != nil {
+						run.Failed = firstLine(err.Error())
+					}
+					return err
+				})
+				progress("source on %s, round %d: %s took %.1f s %v", size.name(), round, method, run.Total, run.Phases)
+				size.Runs = append(size.Runs, run)
+				save(upgrades, loads, append(sources, size))
+				h.Must("delete the cluster", func() error {
+					_, err := h.Run(nil, h.Kind, "delete", "cluster", "--name", h.Name)
+					return err
+				})
+			}
+		}
+		sources = append(sources, size)
+	}
+
 	// run.sh prints bench.md
-	save(upgrades, loads)
+	save(upgrades, loads, sources)
 }
 
 // toolUpgrade runs `kind alpha upgrade --output json` with extra flags and,
 // when to is set, checks the cluster ends at to.
-func (h *bench) toolUpgrade(run benchRun, imageDir, to string, extra ...string) (benchRun, error) {
-	args := append([]string{"alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json"}, extra...)
+func (h *bench) toolUpgrade(run benchRun, source []string, to string, extra ...string) (benchRun, error) {
+	args := append(append(append([]string{"alpha", "upgrade", "--name", h.Name}, source...), "--output", "json"), extra...)
 	begin := time.Now()
 	out, err := h.RunStdout(h.Kind, args...)
 	run.Total = time.Since(begin).Seconds()

@@ -280,10 +280,12 @@ const (
 	methodTool     = "kind alpha upgrade"
 	methodHand     = "hand-typed"
 	methodKindLoad = "kind load image-archive"
+	methodImageDir = "--image-dir"
+	methodImage    = "--image"
 )
 
 // benchReport renders the benchmark as markdown.
-func benchReport(machine map[string]string, from, to string, rounds int, upgrades, loads []benchSize) string {
+func benchReport(machine map[string]string, from, to string, rounds int, upgrades, loads, sources []benchSize) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured on %s cores, %s, Docker %s, cgroup %s; %s → %s; %d round(s) per size and method, the methods alternating; seconds as median (min–max).\n\n",
 		machine["cores"], machine["memory"], machine["docker"], machine["cgroup"], from, to, rounds)
@@ -345,6 +347,25 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 		for _, s := range loads {
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %.2f |\n", 1+s.Workers, statsOf(s.totals(methodTool)), statsOf(s.phase(methodTool, "load-artifacts")),
 				statsOf(s.totals(methodKindLoad)), ratio(s.totals(methodTool), s.totals(methodKindLoad)))
+		}
+	}
+	if len(sources) > 0 {
+		b.WriteString("\n### The target's source: `--image` (the target's node image, plus the archive it lacks offline) against `--image-dir` (the release folder), each upgrading a fresh cluster\n\n")
+		b.WriteString("| cluster | phase | --image-dir | --image |\n|---|---|---|---|\n")
+		for _, s := range sources {
+			for _, p := range []string{"preflight", "load-artifacts", "control-plane", "kubelets", "verify"} {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s.name(), p, statsOf(s.phase(methodImageDir, p)), statsOf(s.phase(methodImage, p)))
+			}
+			fmt.Fprintf(&b, "| %s | **total** | **%s** | **%s** |\n", s.name(), statsOf(s.totals(methodImageDir)), statsOf(s.totals(methodImage)))
+		}
+		b.WriteString("\n| cluster | ratio of the medians (--image ÷ --image-dir) |\n|---|---|\n")
+		for _, s := range sources {
+			fmt.Fprintf(&b, "| %s | %.2f |\n", s.name(), ratio(s.totals(methodImage), s.totals(methodImageDir)))
+			for _, r := range s.Runs {
+				if r.Failed != "" {
+					fmt.Fprintf(&b, "\nFailed, left out of the figures: %s, round %d, %s: %s\n", s.name(), r.Round, r.Method, r.Failed)
+				}
+			}
 		}
 	}
 	return b.String()

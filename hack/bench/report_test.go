@@ -135,7 +135,13 @@ func TestBenchReport(t *testing.T) {
 		{Method: methodTool, Round: 1, Total: 30, Phases: map[string]float64{"load-artifacts": 27}},
 		{Method: methodKindLoad, Round: 1, Total: 40, Phases: map[string]float64{"load": 40}},
 	}}}
-	got := benchReport(map[string]string{"cores": "2", "memory": "23 GiB", "docker": "20.10.24", "cgroup": "v1"}, "v1.36.3", "v1.37.2", 2, upgrades, loads)
+	sources := []benchSize{{Workers: 1, Runs: []benchRun{
+		{Method: methodImageDir, Round: 1, Total: 100, Phases: map[string]float64{"load-artifacts": 10}},
+		{Method: methodImage, Round: 1, Total: 105, Phases: map[string]float64{"load-artifacts": 14}},
+		{Method: methodImage, Round: 2, Total: 109, Phases: map[string]float64{"load-artifacts": 16}},
+		{Method: methodImageDir, Round: 2, Total: 98, Phases: map[string]float64{"load-artifacts": 11}},
+	}}}
+	got := benchReport(map[string]string{"cores": "2", "memory": "23 GiB", "docker": "20.10.24", "cgroup": "v1"}, "v1.36.3", "v1.37.2", 2, upgrades, loads, sources)
 	for _, want := range []string{
 		"Measured on 2 cores, 23 GiB, Docker 20.10.24, cgroup v1; v1.36.3 → v1.37.2; 2 round(s)",
 		"| 1 control plane + 1 worker(s) | control-plane | 155.0 (150.0–160.0) | 155.0 (150.0–160.0) |",
@@ -150,6 +156,10 @@ func TestBenchReport(t *testing.T) {
 		"| 1 control plane + 1 worker(s) | " + kubeadmBefore + " | 5.5 (5.0–6.0) |\n| 1 control plane + 1 worker(s) | etcd | 55.0 (40.0–70.0) |\n" +
 			"| 1 control plane + 1 worker(s) | kube-apiserver | 50.0 (50.0–50.0) |\n" +
 			"| 1 control plane + 1 worker(s) | " + kubeadmAfter + " | 4.5 (4.0–5.0) |\n| 1 control plane + 1 worker(s) | " + kubeadmTotal + " | 145.0 (140.0–150.0) |\n",
+		// the source benchmark: each source's phases and the ratio
+		"| 1 control plane + 1 worker(s) | load-artifacts | 10.5 (10.0–11.0) | 15.0 (14.0–16.0) |",
+		"| 1 control plane + 1 worker(s) | **total** | **99.0 (98.0–100.0)** | **107.0 (105.0–109.0)** |",
+		"| 1 control plane + 1 worker(s) | 1.08 |",
 		// the failed run is named and left out of the medians above
 		"Failed, left out of the figures: 1 control plane + 1 worker(s), round 3, hand-typed: hand-upgrade.sh: exit status 1",
 	} {

@@ -22,6 +22,18 @@
 #
 #   nodeImage       kind node image at FROM, every image its kubeadm needs
 #                   preloaded
+#   targetNodeImage kind node image at TO, made by kind's builder from
+#                   targetRelease (what `kind alpha upgrade --image` takes)
+#   imageExtrasDir  a folder of the archives that image lacks for an offline
+#                   upgrade: kubeadm's pause at TO (`--image-dir` beside
+#                   `--image`)
+#   targetRelease   the kubernetes-server-linux-amd64.tar.gz of TO
+#   mirrorImage     the stand-in registry (hack/e2e/mirror) as an image: an
+#                   HTTPS proxy answering for registry.k8s.io and docker.io
+#                   from archives, with the CA in mirrorCA (the node
+#                   images trust it)
+#   pullArchives    what it serves to nodes that pull: TO's etcd, CoreDNS
+#                   and kubeadm's pause
 #   imageDir        what a user brings to `kind alpha upgrade --image-dir`
 #                   for TO: a release-like kubernetes/server/bin/ plus
 #                   etcd.tar and coredns.tar for those images that differ
@@ -39,6 +51,9 @@
 #                   the images kubeadm lists for each version
 #   canaryImage     the test workload image (also loaded in Docker)
 #   canaryArchive   the same as a docker-archive
+#   upgradesSuite   Kubernetes' upgrade tests across kind alpha upgrade
+#                   (test/upgrades, built from k8s.io/kubernetes at TO)
+#   testImagesArchive  the images those tests run, under their names
 #   kubectl         a host kubectl at FROM
 #
 # Sources: Go modules (Kubernetes, etcd, CoreDNS, crictl) and Debian
@@ -539,6 +554,80 @@ ensure_component() {
   printf -v "${var}" '%s' "${path}"
 }
 
+# ------------------------------------------------- Kubernetes' upgrade tests
+
+# build_upgrades_suite OUT VERSION MODULE_DIR [KEYED...]: the upgrade tests
+# of MODULE_DIR (test/upgrades) against k8s.io/kubernetes VERSION, as
+# OUT/upgrades.test; agnhost from that module's own source (OUT/agnhost,
+# for the test images); OUT/images, the images the tests run (`ROLE NAME`
+# lines). The module uses this checkout ($KEY_REPO) through its replace
+# line; KEYED are the files of the checkout the binary is also made of
+# (the key leaves _test.go files out of folders).
+build_upgrades_suite() {
+  local out="$1" version="$2" module="$3"
+  local work="${out}/.work"
+  mkdir -p "${work}"
+  cp -a "${module}/." "${work}/"
+  (
+    cd "${work}"
+    go mod edit -replace "github.com/kindupgrade/kind-upgrade=${KEY_REPO}"
+    if [[ "$(go list -m -f '{{.Version}}' k8s.io/kubernetes)" != "${version}" ]]; then
+      "${E2E_DIR}/upgrades-module.sh" . "${version}"
+    fi
+    go test -c -trimpath -o "${out}/upgrades.test" ./suite
+    go build -trimpath -ldflags "-s -w" -o "${out}/agnhost" k8s.io/kubernetes/test/images/agnhost
+  )
+  rm -rf "${work}"
+  "${out}/upgrades.test" --list-kind-images >"${out}/images"
+  [[ -s "${out}/images" ]] || die "upgrades.test --list-kind-images listed nothing"
+}
+
+# build_test_images OUT SUITE_DIR: the images of SUITE_DIR/images, built
+# here under the names the tests ask for, by role: agnhost, the module's
+# own agnhost on the Debian proxy base (Debian's sh and coreutils for the
+# commands the tests run in its pods; the real image is Alpine's with
+# bash, curl and more); busybox, Debian's busybox-static with its applets
+# linked (the real one is busybox built by Kubernetes); nginx, agnhost
+# serving HTTP on port 80 (the tests only run it and wait for it to be
+# ready). OUT/image.tar and OUT/image-names.
+build_test_images() {
+  ensure_host_packages busybox-static
+  with_file_lock "${DOCKER_TAG_LOCK}" test_images "$@"
+}
+test_images() {
+  local out="$1" suite="$2" ctx="$1/.context" agnhost="${E2E_IMAGE_PREFIX}/agnhost:test"
+  mkdir -p "${ctx}/agnhost" "${ctx}/nginx"
+  install -m 0755 "${suite}/agnhost" "${ctx}/agnhost/agnhost"
+  printf 'FROM %s\nCOPY agnhost /agnhost\nENTRYPOINT ["/agnhost"]\nCMD ["pause"]\n' \
+    "${E2E_IMAGE_PREFIX}/proxy-base:${DEBIAN_SUITE}" >"${ctx}/agnhost/Dockerfile"
+  docker_build "${ctx}/agnhost" "${agnhost}"
+  printf 'FROM %s\nENTRYPOINT ["/agnhost", "netexec", "--http-port=80"]\nCMD []\n' "${agnhost}" >"${ctx}/nginx/Dockerfile"
+  docker_build "${ctx}/nginx" "${agnhost}-nginx"
+
+  local root="${ctx}/busybox" applet
+  minimal_root "${root}"
+  mkdir -p "${root}/bin"
+  install -m 0755 /bin/busybox "${root}/bin/busybox"
+  for applet in $(/bin/busybox --list); do
+    [[ -e "${root}/bin/${applet}" ]] || ln -s busybox "${root}/bin/${applet}"
+  done
+  import_dir "${root}" "${agnhost}-busybox" 'ENV PATH=/usr/local/bin:/usr/bin:/bin' 'CMD ["sh"]'
+
+  local role name names=()
+  while read -r role name; do
+    case "${role}" in
+    agnhost) docker tag "${agnhost}" "${name}" ;;
+    nginx | busybox) docker tag "${agnhost}-${role}" "${name}" ;;
+    *) die "no stand-in for the test image ${name} (role ${role})" ;;
+    esac
+    names+=("${name}")
+  done <"${suite}/images"
+  save_images "${out}/image.tar" "${names[@]}"
+  printf '%s\n' "${names[@]}" >"${out}/image-names"
+  remove_images "${names[@]}" "${agnhost}" "${agnhost}-nginx" "${agnhost}-busybox"
+  rm -rf "${ctx}"
+}
+
 ensure_canary() {
   CANARY_DIR="$(cached images canary_v1 build_static_image_tar "${HELPERS_DIR}/canary" '["/canary"]' '["serve"]' "${CANARY_IMAGE}")"
   # The tests may also want it in Docker (kind load docker-image).
@@ -658,6 +747,13 @@ main() {
   ensure_canary
   ensure_addon_images
 
+  # Kubernetes' upgrade tests, built from the target's module, and the
+  # images they run
+  local suite_dir test_images_dir
+  suite_dir="$(cached bin "upgrades-${E2E_TO}" build_upgrades_suite "${E2E_TO}" "${KEY_REPO}/test/upgrades" \
+    "${KEY_REPO}/test/upgrades/suite/suite_test.go" "${KEY_REPO}/test/e2e/probe" "${KEY_REPO}/test/e2e/timeline")"
+  test_images_dir="$(cached images "test-images-${E2E_TO}" build_test_images "${suite_dir}")"
+
   # kind's HA load balancer image: the stand-in under kind's name, in Docker
   local envoy_name envoy_entry
   envoy_name="$(envoy_image_name)"
@@ -697,12 +793,36 @@ main() {
   local build_tree
   build_tree="$(cached artifacts "tree-${E2E_TO}" build_kube_tree "${kube_up}" "${CP_DIRS}" "${PAUSE_DIR}")"
 
+  # The target's node image, made as kind's CI and kubeadm's maintainers
+  # make one (kind's builder on the target's release tarball), and the
+  # folder the user guide says to add to it offline: kubeadm's pause, which
+  # kind's builder replaces by containerd's sandbox image.
+  local to_archives to_release to_node_dir extras_dir
+  to_archives="$(cached artifacts "mirror-${E2E_TO}" build_mirror_archives "${ETCD_DIR}" "${COREDNS_DIR}" "${sandbox_dir}" \
+    "${KINDNETD_DIR}" "${LOCAL_PATH_DIR}" "${LOCAL_PATH_HELPER_DIR}")"
+  to_release="$(cached artifacts "release-${E2E_TO}" build_release_tarball "${E2E_TO}" "${kube_up}" "${CP_DIRS}")"
+  to_node_dir="$(cached images "node-${E2E_TO}" build_kind_node_image "${to_release}/kubernetes-server-linux-amd64.tar.gz" "${base_dir}" \
+    "${NODE_IMAGE_REPO}:${E2E_TO}" "${to_archives}" "${ca}")"
+  extras_dir="$(cached artifacts "extras-${E2E_TO}" build_mirror_archives "${PAUSE_DIR}")"
+
+  # What a registry serves to the nodes of the e2e cluster that pulls
+  # through the mirror: the target's etcd, CoreDNS and kubeadm's pause.
+  local mirror_image_dir pull_archives
+  mirror_image_dir="$(cached images mirror build_mirror_image "${HELPERS_DIR}")"
+  pull_archives="$(cached artifacts "pull-${E2E_TO}" build_mirror_archives "${ETCD_DIR}" "${COREDNS_DIR}" "${PAUSE_DIR}")"
+
   log "done in $((SECONDS - start))s"
   local manifest="${E2E_CACHE}/manifests/${E2E_FROM}-to-${E2E_TO}.json"
   write_manifest "${manifest}" \
     from "${E2E_FROM}" \
     to "${E2E_TO}" \
     nodeImage "$(cat "${node_dir}/image-name")" \
+    targetNodeImage "$(cat "${to_node_dir}/image-name")" \
+    imageExtrasDir "${extras_dir}" \
+    targetRelease "${to_release}/kubernetes-server-linux-amd64.tar.gz" \
+    mirrorImage "$(cat "${mirror_image_dir}/image-name")" \
+    mirrorCA "${ca}" \
+    pullArchives "${pull_archives}" \
     imageDir "${image_dir}" \
     buildTree "${build_tree}" \
     downgradeImageDir "${downgrade_dir}" \
@@ -715,6 +835,8 @@ main() {
     toPauseImage "$(head -n1 "${PAUSE_DIR}/image-names")" \
     canaryImage "${CANARY_IMAGE}" \
     canaryArchive "${CANARY_DIR}/image.tar" \
+    upgradesSuite "${suite_dir}/upgrades.test" \
+    testImagesArchive "${test_images_dir}/image.tar" \
     kubectl "${kube_node}/kubectl"
   printf '%s\n' "${manifest}"
 }

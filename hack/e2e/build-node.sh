@@ -29,6 +29,9 @@
 MIRROR_CONTAINER="${E2E_IMAGE_PREFIX}-mirror"
 MIRROR_IMAGE="${E2E_IMAGE_PREFIX}/mirror:v1"
 MIRROR_PORT=3128
+# the same program under its own name for the e2e clusters that pull
+# through it (start_mirror imports MIRROR_IMAGE again for every build)
+PULL_MIRROR_IMAGE="${E2E_IMAGE_PREFIX}/registry-mirror:v1"
 
 # kind_go_const FILE NAME: the string value of `const NAME = "..."` in one
 # of the kind module's Go files (the image names kind's manifests use).
@@ -81,6 +84,22 @@ start_mirror() {
   [[ -n "${ip}" ]] || die "the mirror container has no IP address"
   printf 'http://%s:%s\n' "${ip}" "${MIRROR_PORT}"
 }
+
+# build_mirror_image OUT HELPERS_DIR: the mirror as a Docker image, for the
+# e2e clusters whose nodes pull through it (its own cache entry, so that a
+# Docker that lost the image gets it again).
+build_mirror_image() {
+  local root old
+  old="$(image_id "${PULL_MIRROR_IMAGE}")"
+  root="$(mktemp -d)"
+  minimal_root "${root}"
+  install -m 0755 "$2/mirror" "${root}/usr/local/bin/mirror"
+  import_dir "${root}" "${PULL_MIRROR_IMAGE}" 'ENTRYPOINT ["/usr/local/bin/mirror"]'
+  rm -rf "${root}"
+  record_image "$1" "${PULL_MIRROR_IMAGE}"
+  drop_replaced "${old}" "${PULL_MIRROR_IMAGE}"
+}
+build_mirror_image_valid() { docker_image_entry_valid "$1"; }
 
 stop_mirror() {
   docker rm -f "${MIRROR_CONTAINER}" >/dev/null 2>&1 || true

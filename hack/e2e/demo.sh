@@ -17,7 +17,9 @@
 # offline artifacts, creates a cluster "kind-upgrade-demo" at E2E_FROM
 # (default v1.36.3) with bin/kind (1 control plane, 1 worker), deploys a
 # canary, upgrades the cluster in place to E2E_TO (default v1.37.2) with
-# `kind alpha upgrade`, and shows the nodes and the canary afterwards. The
+# `kind alpha upgrade --image` of E2E_TO's node image (made by kind's
+# builder) plus, offline, the archive that image lacks (kubeadm's pause),
+# and shows the nodes and the canary afterwards. The
 # cluster is left running; delete it with
 #   bin/kind delete cluster --name kind-upgrade-demo
 # Needs a running Docker engine (hack/e2e/docker-setup.sh) and bin/kind.
@@ -41,14 +43,16 @@ kubectl_cp() {
   docker exec "${CP}" kubectl --kubeconfig=/etc/kubernetes/admin.conf "$@"
 }
 
-say "Building (or reusing) the offline artifacts: node image ${E2E_FROM}, ${E2E_TO} release folder"
+say "Building (or reusing) the offline artifacts: node images ${E2E_FROM} and ${E2E_TO}"
 load_artifacts_env
 NODE_IMAGE="$(manifest_field "${MANIFEST}" nodeImage)"
-IMAGE_DIR="$(manifest_field "${MANIFEST}" imageDir)"
+TARGET_IMAGE="$(manifest_field "${MANIFEST}" targetNodeImage)"
+EXTRAS_DIR="$(manifest_field "${MANIFEST}" imageExtrasDir)"
 CANARY_TAR="$(manifest_field "${MANIFEST}" canaryArchive)"
 CANARY_IMAGE="$(manifest_field "${MANIFEST}" canaryImage)"
-echo "node image:  ${NODE_IMAGE}"
-echo "--image-dir: ${IMAGE_DIR}"
+echo "node image:   ${NODE_IMAGE}"
+echo "--image:      ${TARGET_IMAGE}"
+echo "--image-dir:  ${EXTRAS_DIR} ($(cd "${EXTRAS_DIR}" && echo *.tar): kubeadm's pause, which kind's node images lack; these nodes cannot pull it)"
 
 say "Creating cluster ${NAME} at ${E2E_FROM} (1 control plane, 1 worker)"
 "${KIND}" delete cluster --name "${NAME}"
@@ -73,9 +77,9 @@ say "Before the upgrade"
 kubectl_cp get nodes -o wide
 kubectl_cp get pods -A -o wide
 
-say "kind alpha upgrade --name ${NAME} --image-dir ${IMAGE_DIR}"
+say "kind alpha upgrade --name ${NAME} --image ${TARGET_IMAGE} --image-dir ${EXTRAS_DIR}"
 start="${SECONDS}"
-"${KIND}" alpha upgrade --name "${NAME}" --image-dir "${IMAGE_DIR}"
+"${KIND}" alpha upgrade --name "${NAME}" --image "${TARGET_IMAGE}" --image-dir "${EXTRAS_DIR}"
 echo "upgraded in $((SECONDS - start))s"
 
 say "After the upgrade"

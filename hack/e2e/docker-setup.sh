@@ -40,34 +40,12 @@ set -o errexit -o nounset -o pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=host-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
 
 DOCKERD_LOG="${DOCKERD_LOG:-/var/log/kind-upgrade-e2e-dockerd.log}"
 DOCKER_WAIT_SECONDS="${DOCKER_WAIT_SECONDS:-120}"
-WRAPPER=/usr/local/bin/runc-nosysresource
-RUNTIME_NAME=runc-nosysresource
 DAEMON_JSON=/etc/docker/daemon.json
-SMOKE_IMAGE=kind-upgrade-e2e/smoke:v1
-
-APT_UPDATED=false
-apt_install() {
-  if [[ "${APT_UPDATED}" == false ]]; then
-    apt-get update -qq
-    APT_UPDATED=true
-  fi
-  # Keep apt from starting services: dockerd is started below, our way.
-  local policy=/usr/sbin/policy-rc.d added=false
-  if [[ ! -e "${policy}" ]]; then
-    printf '#!/bin/sh\nexit 101\n' >"${policy}"
-    chmod +x "${policy}"
-    added=true
-  fi
-  local rc=0
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 || rc=$?
-  if [[ "${added}" == true ]]; then
-    rm -f "${policy}"
-  fi
-  return "${rc}"
-}
 
 ensure_packages() {
   local missing=()
@@ -79,29 +57,6 @@ ensure_packages() {
     apt_install "${missing[@]}"
   fi
   command -v docker >/dev/null || die "no docker client after installing docker.io"
-}
-
-has_cap_sys_resource() {
-  local bnd
-  bnd="$(awk '/^CapBnd:/ {print $2}' /proc/self/status)"
-  (((16#${bnd} >> 24) & 1))
-}
-
-# ensure_wrapper: builds and installs the runc wrapper if it is missing or
-# was built from other sources. Returns 0 when it changed.
-ensure_wrapper() {
-  local src="${E2E_DIR}/runc-nosysresource"
-  local want
-  want="$(hash_of "${src}/main.go" "=$(go env GOVERSION 2>/dev/null || true)")"
-  if [[ -x "${WRAPPER}" && -f "${WRAPPER}.sha" && "$(cat "${WRAPPER}.sha")" == "${want}" ]]; then
-    return 1
-  fi
-  command -v go >/dev/null || die "go is needed to build ${WRAPPER}"
-  log "building ${WRAPPER}"
-  (cd "${E2E_DIR}" && CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -o "${WRAPPER}.new" ./runc-nosysresource)
-  mv -f "${WRAPPER}.new" "${WRAPPER}"
-  printf '%s' "${want}" >"${WRAPPER}.sha"
-  return 0
 }
 
 # ensure_daemon_json: registers the wrapper as the default runtime, keeping
@@ -221,15 +176,9 @@ reload_dockerd() {
 # host binaries, plus a privileged exec into it (exercises both spec paths).
 smoke_test() {
   if ! docker image inspect "${SMOKE_IMAGE}" >/dev/null 2>&1; then
-    local tmp files=() f
+    local tmp
     tmp="$(mktemp -d)"
-    for f in /usr/bin/sleep /usr/bin/true; do
-      files+=("${f}")
-      # shellcheck disable=SC2207 # ldd prints plain paths
-      files+=($(ldd "${f}" | grep -o '/[^ ]*'))
-    done
-    printf '%s\n' "${files[@]#/}" | sort -u >"${tmp}/files"
-    tar -C / -ch --hard-dereference -f "${tmp}/smoke.tar" -T "${tmp}/files"
+    smoke_rootfs "${tmp}/smoke.tar"
     docker import --change 'CMD ["/usr/bin/sleep", "infinity"]' "${tmp}/smoke.tar" "${SMOKE_IMAGE}" >/dev/null
     rm -rf "${tmp}"
   fi
@@ -241,25 +190,6 @@ smoke_test() {
   docker rm -f "${name}" >/dev/null 2>&1 || true
   [[ ${rc} -eq 0 ]] || die "privileged exec failed"
   log "privileged container run + exec ok (runtime: $(docker info --format '{{.DefaultRuntime}}'))"
-}
-
-# INOTIFY_LIMITS: kind's advice (https://kind.sigs.k8s.io/docs/user/known-issues/#pod-errors-due-to-too-many-open-files)
-INOTIFY_LIMITS=(fs.inotify.max_user_watches=524288 fs.inotify.max_user_instances=512)
-
-# ensure_inotify_limits raises each limit of INOTIFY_LIMITS that is lower
-# on this host and says so; a limit that is already as high is left alone.
-ensure_inotify_limits() {
-  local setting key want have
-  for setting in "${INOTIFY_LIMITS[@]}"; do
-    key="${setting%%=*}"
-    want="${setting#*=}"
-    have="$(sysctl -n "${key}")"
-    if ((have >= want)); then
-      continue
-    fi
-    log "raising ${key} from ${have} to ${want} (kind's advice for several nodes on one host; sysctl -w, until the next reboot)"
-    sysctl -q -w "${key}=${want}" || die "could not raise ${key} to ${want}"
-  done
 }
 
 main() {

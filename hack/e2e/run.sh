@@ -24,6 +24,9 @@
 #   pinned        TestIntegrationUpgradePinnedImages (make e2e-pinned)
 #   faults        TestIntegrationUpgradeFaults (make e2e-faults)
 #   faults-short  TestIntegrationUpgradeFaultsShort (make e2e-faults-short)
+#   podman        TestIntegrationUpgradePodman (make e2e-podman): the node
+#                 images are loaded into podman's store first, and the test
+#                 runs with KIND_EXPERIMENTAL_PROVIDER=podman
 #   bench         the program hack/bench (make bench), not a test
 #
 # What each checks is in site/content/docs/user/upgrade-testing.md. FLAGs go
@@ -33,7 +36,8 @@
 # JUnit, junit_SUITE.xml, one test case per check, with the go test -json
 # stream (test2json.json), the suite's report and, on failure, `kind export
 # logs` to ${ARTIFACTS} (default _artifacts). Needs a running Docker engine
-# (make host-setup) and bin/kind (make build).
+# (make host-setup; the artifacts are built with it, for podman too) and
+# bin/kind (make build).
 
 set -o errexit -o nounset -o pipefail
 
@@ -51,9 +55,10 @@ case "${SUITE}" in
   pinned) TEST=TestIntegrationUpgradePinnedImages REPORT=pinned-report.txt DIR="${ARTIFACTS}/pinned" ;;
   faults) TEST=TestIntegrationUpgradeFaults REPORT=faults-report.txt DIR="${ARTIFACTS}/faults" ;;
   faults-short) TEST=TestIntegrationUpgradeFaultsShort REPORT=faults-report.txt DIR="${ARTIFACTS}/faults-short" ;;
+  podman) TEST=TestIntegrationUpgradePodman REPORT=upgrade-report.txt DIR="${ARTIFACTS}/podman" ;;
   bench) DIR="${ARTIFACTS}/bench" ;;
   *)
-    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short or bench" >&2
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short, podman or bench" >&2
     exit 1
     ;;
 esac
@@ -69,6 +74,12 @@ if [[ "${SUITE}" == bench ]]; then
   [[ ! -f "${DIR}/bench.md" ]] || cat "${DIR}/bench.md"
   echo "benchmark artifacts in ${DIR}"
   exit "${rc}"
+fi
+
+if [[ "${SUITE}" == podman ]]; then
+  bash hack/e2e/podman-setup.sh
+  bash hack/e2e/podman-images.sh "$(manifest_field "${MANIFEST}" nodeImage)" "$(manifest_field "${MANIFEST}" targetNodeImage)"
+  export KIND_EXPERIMENTAL_PROVIDER=podman
 fi
 
 GOTESTSUM="${REPO_ROOT}/bin/gotestsum"

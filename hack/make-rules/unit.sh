@@ -14,7 +14,8 @@
 # limitations under the License.
 
 # unit.sh [PACKAGES...]: the unit tests, with the race detector, of
-# PACKAGES; by default of ./... and of the hack/e2e module. With -tags e2e,
+# PACKAGES; by default of ./... and of the hack/e2e module (and, without the
+# race detector, of test/upgrades' packages). With -tags e2e,
 # so that the end-to-end tests compile and their unit tests run (-short
 # skips the integration tests themselves).
 
@@ -33,4 +34,8 @@ stage "unit tests (go test -short -race -tags e2e ./...)" go test -short -race -
 # the offline e2e toolchain's own module: the mirror, kindnetd, the load
 # balancer stand-in
 stage "unit tests of hack/e2e (go test -short -race ./...)" bash -c 'cd hack/e2e && go test -short -race ./...'
-
+# Kubernetes' upgrade tests' own module: its packages' unit tests, without
+# -race and with the flags its build in hack/e2e uses (CGO_ENABLED=0,
+# -trimpath), so that Kubernetes' e2e framework is compiled once for both
+stage "unit tests of test/upgrades (go test -trimpath ./kindupgrades/... ./availability/...)" \
+  bash -c 'cd test/upgrades && CGO_ENABLED=0 go test -trimpath ./kindupgrades/... ./availability/...'

@@ -64,6 +64,7 @@ const (
 	UpgradeStepLoadStage          = stepid.LoadStage
 	UpgradeStepLoadStagedVersions = stepid.LoadStagedVersions
 	UpgradeStepLoadImport         = stepid.LoadImport
+	UpgradeStepLoadPull           = stepid.LoadPull
 	UpgradeStepLoadPin            = stepid.LoadPin
 
 	UpgradeStepControlPlaneApply = stepid.ControlPlaneApply

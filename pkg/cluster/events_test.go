@@ -33,7 +33,7 @@ func TestUpgradeStepIDsArePinned(t *testing.T) {
 		"preflight/nodes", "preflight/binaries", "preflight/kubeadm-lock", "preflight/cluster",
 		"preflight/kubeadm-probe", "preflight/version-skew", "preflight/host", "preflight/drains",
 		"preflight/images", "preflight/disk", "preflight/phases",
-		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/import", "load-artifacts/pin",
+		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/import", "load-artifacts/pull", "load-artifacts/pin",
 		"control-plane/kubeadm-upgrade-apply", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
 		"kubelets/kubeadm-upgrade-node", "kubelets/drain", "kubelets/install", "kubelets/restart",
 		"kubelets/wait-ready", "kubelets/wait-settled", "kubelets/uncordon", "kubelets/write-version",

@@ -21,9 +21,13 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
+	"path"
+	"reflect"
+	"strings"
 	"time"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
 	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/log"
@@ -71,11 +75,49 @@ func (f upgradeOptionAdapter) apply(o *upgrade.Options) error { return f(o) }
 
 // UpgradeWithImageDir sets where the target version's kubeadm, kubelet,
 // kubectl and image archives are: a release's kubernetes/server/bin, one of
-// its parent folders, a kubernetes-server-linux-<arch>.tar.gz, or a flat
-// folder of binaries and *.tar archives. Required.
+// its parent folders, a kubernetes-server-linux-<arch>.tar.gz, a Kubernetes
+// source tree after a build, or a flat folder of binaries and *.tar
+// archives. With UpgradeWithImage, a folder of *.tar archives that adds to
+// the image's images. This or UpgradeWithImage is required.
 func UpgradeWithImageDir(dir string) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
 		o.ImageDir = dir
+		return nil
+	})
+}
+
+// UpgradeWithImage sets a kind node image (e.g. kindest/node:v1.37.0, or
+// one `kind build node-image` made) as the target: its Kubernetes version,
+// kubeadm, kubelet and kubectl, and the images in its containerd store. An
+// image that is not on the host is pulled through the node provider, as
+// kind create cluster pulls its node image. This or UpgradeWithImageDir is
+// required.
+func UpgradeWithImage(image string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Image = image
+		return nil
+	})
+}
+
+// The image pull policies of UpgradeWithImagePullPolicy (and of the
+// command's --image-pull-policy), spelled as Kubernetes' imagePullPolicy.
+const (
+	// ImagePullIfNotPresent lets the nodes pull, from their registry, an
+	// image kubeadm needs that is neither on them nor in the source; the
+	// default.
+	ImagePullIfNotPresent = options.PullIfNotPresent
+	// ImagePullNever forbids pulls: every image must be on the nodes or in
+	// the source.
+	ImagePullNever = options.PullNever
+)
+
+// UpgradeWithImagePullPolicy sets whether the nodes may pull what no
+// source provides: ImagePullIfNotPresent (preflight pulls such an image on
+// the first node that needs it, which proves the nodes can, and refuses
+// when they cannot) or ImagePullNever.
+func UpgradeWithImagePullPolicy(policy string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.PullPolicy = policy
 		return nil
 	})
 }
@@ -185,10 +227,10 @@ func UpgradePhases() []UpgradePhase {
 }
 
 // Upgrade upgrades the kind cluster name in place to the Kubernetes version
-// of the kubeadm given with UpgradeWithImageDir.
+// of the kubeadm given with UpgradeWithImage or UpgradeWithImageDir.
 //
 // It checks everything first and refuses, changing nothing, when the
-// cluster, a node, --image-dir or the version skew is not right. Every step
+// cluster, a node, the target (--image, --image-dir) or the version skew is not right. Every step
 // looks at the nodes' real state and skips what is done, so calling Upgrade
 // again after a failure or an interruption continues where it stopped.
 // When the cluster already runs the target version Upgrade returns nil.
@@ -201,7 +243,7 @@ func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error 
 			return err
 		}
 	}
-	opts.ClusterName, opts.ProviderCommand = name, providerCommand()
+	opts.ClusterName = name
 	// user input first, before asking the container runtime anything
 	if err := upgrade.Validate(opts); err != nil {
 		return err
@@ -229,33 +271,115 @@ func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error 
 	if err != nil {
 		return errors.Wrapf(err, "failed to list the nodes of cluster %q", name)
 	}
-	// the other clusters' nodes share the host's limits with this one's
-	for _, c := range clusters {
-		if c == name {
-			continue
-		}
-		others, err := p.ListInternalNodes(c)
+	// the provider p really is, which a caller of this API may have chosen
+	// with kind's ProviderWith... options: the node-image source runs its
+	// helper with it, and the fixes errors suggest name it
+	if len(nodes) > 0 {
+		opts.ProviderCommand = providerCommand(nodes[0])
+	} else {
+		opts.ProviderCommand = detectedProviderCommand()
+	}
+	// the other clusters' nodes share the host's limits with this one's,
+	// and so do those of the host's other providers (rootful Docker and
+	// podman side by side: each node's root is the host's root)
+	opts.Neighbours = append(opts.Neighbours, clusterNodes(p, clusters, name)...)
+	for _, other := range otherProviders(opts.ProviderCommand) {
+		otherClusters, err := other.List()
 		if err != nil {
-			// a cluster being deleted: it holds nothing for long
+			// a provider that answers -v but cannot list: nothing to count
 			continue
 		}
-		opts.Neighbours = append(opts.Neighbours, others...)
+		opts.Neighbours = append(opts.Neighbours, clusterNodes(other, otherClusters, "")...)
 	}
 	return upgrade.Run(nodes, opts)
 }
 
-// providerCommand names the command of the node provider kind picks, for
-// the fixes errors suggest: KIND_EXPERIMENTAL_PROVIDER when set (its values
-// are the commands: podman, nerdctl, finch...), else the first of docker,
-// nerdctl and podman on the PATH, in the order kind detects them.
-func providerCommand() string {
-	if p := os.Getenv("KIND_EXPERIMENTAL_PROVIDER"); p != "" {
+// clusterNodes lists the nodes of clusters, but for the cluster except; a
+// cluster being deleted holds nothing for long and is left out.
+func clusterNodes(p *kindcluster.Provider, clusters []string, except string) []nodes.Node {
+	var all []nodes.Node
+	for _, c := range clusters {
+		if c == except {
+			continue
+		}
+		if ns, err := p.ListInternalNodes(c); err == nil {
+			all = append(all, ns...)
+		}
+	}
+	return all
+}
+
+// kindProviders are kind's node providers in the order kind detects them,
+// each with its command, what its `-v` starts with, and kind's option.
+var kindProviders = []struct {
+	command, says string
+	option        func() kindcluster.ProviderOption
+}{
+	{"docker", "Docker version", kindcluster.ProviderWithDocker},
+	{"nerdctl", "nerdctl version", func() kindcluster.ProviderOption { return kindcluster.ProviderWithNerdctl("nerdctl") }},
+	{"finch", "finch version", func() kindcluster.ProviderOption { return kindcluster.ProviderWithNerdctl("finch") }},
+	{"podman", "podman version", kindcluster.ProviderWithPodman},
+}
+
+// otherProviders are kind's providers for the node providers other than
+// current whose CLI on this host says it is that tool (kind's own test).
+func otherProviders(current string) []*kindcluster.Provider {
+	var ps []*kindcluster.Provider
+	for _, c := range kindProviders {
+		if c.command != current && saysItIs(c.command, c.says) {
+			ps = append(ps, kindcluster.NewProvider(c.option()))
+		}
+	}
+	return ps
+}
+
+// providerCommand names the command of the node provider whose node n
+// is: kind's providers live in packages named after them (docker, podman,
+// nerdctl); nerdctl's command is nerdctl, finch or nerdctl.lima, as
+// KIND_EXPERIMENTAL_PROVIDER or kind's detection chose it.
+func providerCommand(n nodes.Node) string {
+	t := reflect.TypeOf(n)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch path.Base(t.PkgPath()) {
+	case "docker":
+		return "docker"
+	case "podman":
+		return "podman"
+	case "nerdctl":
+		if c := detectedProviderCommand(); c == "finch" || c == "nerdctl.lima" {
+			return c
+		}
+		return "nerdctl"
+	}
+	return detectedProviderCommand()
+}
+
+// detectedProviderCommand names the command of the node provider kind
+// picks when it is not told which: KIND_EXPERIMENTAL_PROVIDER when it names
+// one, else the first of docker, nerdctl (or finch) and podman whose `-v`
+// says it is that tool, as kind's own detection does; docker when none
+// does.
+func detectedProviderCommand() string {
+	switch p := os.Getenv("KIND_EXPERIMENTAL_PROVIDER"); p {
+	case "docker", "podman", "nerdctl", "finch", "nerdctl.lima":
 		return p
 	}
-	for _, c := range []string{"docker", "nerdctl", "podman"} {
-		if _, err := osexec.LookPath(c); err == nil {
-			return c
+	for _, c := range kindProviders {
+		if saysItIs(c.command, c.says) {
+			return c.command
 		}
 	}
 	return "docker"
+}
+
+// saysItIs reports whether `command -v` prints one line starting with says.
+func saysItIs(command, says string) bool {
+	out, err := osexec.Command(command, "-v").Output()
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return len(lines) == 1 && strings.HasPrefix(lines[0], says)
 }

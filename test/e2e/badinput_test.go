@@ -215,7 +215,7 @@ func writeTarball(p string, files map[string]string) error {
 func (h *harness) nodeState(nodes []string) (string, error) {
 	var b strings.Builder
 	for _, n := range nodes {
-		out, err := h.RunStdout("docker", "exec", n, "sh", "-c",
+		out, err := h.RunStdout(h.Provider, "exec", n, "sh", "-c",
 			`sha256sum /usr/bin/kubeadm /usr/bin/kubelet /usr/bin/kubectl; cat /kind/version; echo; `+
 				`ls -la /kind/upgrade 2>/dev/null | awk '{print $1, $5, $NF}'; ctr --namespace=k8s.io images ls -q | sort; `+
 				`sha256sum /etc/kubernetes/manifests/* 2>/dev/null; sha256sum /var/lib/kubelet/config.yaml`)

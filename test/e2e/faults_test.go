@@ -159,7 +159,7 @@ func (h *harness) faultedRun(imageDir string, pick func(timeline.Event) *faultch
 			run.fired = time.Time{}
 			mu.Unlock()
 		case faultchain.RestartNode:
-			_, _ = h.Run(nil, "docker", "restart", h.Name+"-"+p.Node)
+			_, _ = h.Run(nil, h.Provider, "restart", h.Name+"-"+p.Node)
 		}
 	}
 	cmd.Stdout = &lineWriter{fn: func(line string) {
@@ -323,7 +323,7 @@ func testFaults(t *testing.T, m *manifest.Manifest, which string, chain []faultc
 		}
 		// and stopped, mid-upgrade: refused until it is started again
 		h.Check("with "+node+"'s container stopped, a run is refused in preflight", func() error {
-			if _, err := h.Run(nil, "docker", "stop", node); err != nil {
+			if _, err := h.Run(nil, h.Provider, "stop", node); err != nil {
 				return err
 			}
 			run := h.faultedRun(imageDir, nil)
@@ -343,7 +343,7 @@ func testFaults(t *testing.T, m *manifest.Manifest, which string, chain []faultc
 			return nil
 		})
 		h.Check("after docker start "+node+", it is Ready again", func() error {
-			if _, err := h.Run(nil, "docker", "start", node); err != nil {
+			if _, err := h.Run(nil, h.Provider, "start", node); err != nil {
 				return err
 			}
 			return kindtest.Eventually(3*time.Minute, func() error { return h.nodeReady(node) })
@@ -433,11 +433,11 @@ func (h *harness) badInputs(goodDir, linked string) {
 	}
 	node := h.Name + "-worker2"
 	h.Check("refused, nothing changed: a full disk where the binaries go (a 1 MiB tmpfs on "+node+"'s /kind/upgrade)", func() error {
-		if _, err := h.Run(nil, "docker", "exec", node, "sh", "-c", "mkdir /kind/upgrade && mount -t tmpfs -o size=1m tmpfs /kind/upgrade"); err != nil {
+		if _, err := h.Run(nil, h.Provider, "exec", node, "sh", "-c", "mkdir /kind/upgrade && mount -t tmpfs -o size=1m tmpfs /kind/upgrade"); err != nil {
 			return err
 		}
 		defer func() {
-			if _, err := h.Run(nil, "docker", "exec", node, "sh", "-c", "umount /kind/upgrade && rmdir /kind/upgrade"); err != nil {
+			if _, err := h.Run(nil, h.Provider, "exec", node, "sh", "-c", "umount /kind/upgrade && rmdir /kind/upgrade"); err != nil {
 				h.t.Errorf("failed to remove the tmpfs: %v", err)
 			}
 		}()

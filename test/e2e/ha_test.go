@@ -399,7 +399,7 @@ func (h *harness) nodeNames(names []string) error {
 
 // containerIP is the IPv4 address of a node container.
 func (h *harness) containerIP(name string) (string, error) {
-	out, err := h.RunStdout("docker", "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", name)
+	out, err := h.RunStdout(h.Provider, "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", name)
 	if err != nil {
 		return "", err
 	}
@@ -413,7 +413,7 @@ func (h *harness) containerIP(name string) (string, error) {
 // directKubectl runs kubectl on control-plane node cp against its own API
 // server, not through the load balancer its admin.conf names.
 func (h *harness) directKubectl(cp, ip string, args ...string) (string, error) {
-	return h.RunStdout("docker", append([]string{"exec", cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "--server=https://" + ip + ":6443"}, args...)...)
+	return h.RunStdout(h.Provider, append([]string{"exec", cp, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "--server=https://" + ip + ":6443"}, args...)...)
 }
 
 // canaryOnWorkers checks that the canary's Ready replicas run one on each
@@ -495,14 +495,14 @@ func (h *harness) staticPods(controlPlanes []string, images map[string]string) e
 func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdcheck.Status, error) {
 	statuses := map[string]etcdcheck.Status{}
 	for _, cp := range controlPlanes {
-		out, err := h.RunStdout("docker", "exec", cp, "curl", "-fsS", "--max-time", "10", etcdcheck.HealthURL)
+		out, err := h.RunStdout(h.Provider, "exec", cp, "curl", "-fsS", "--max-time", "10", etcdcheck.HealthURL)
 		if err != nil {
 			return nil, err
 		}
 		if err := etcdcheck.ParseHealth([]byte(out)); err != nil {
 			return nil, fmt.Errorf("%s: %v", cp, err)
 		}
-		if out, err = h.RunStdout("docker", append([]string{"exec", cp}, etcdcheck.Curl(etcdcheck.StatusURL)...)...); err != nil {
+		if out, err = h.RunStdout(h.Provider, append([]string{"exec", cp}, etcdcheck.Curl(etcdcheck.StatusURL)...)...); err != nil {
 			return nil, err
 		}
 		s, err := etcdcheck.ParseStatus([]byte(out))
@@ -517,7 +517,7 @@ func (h *harness) etcdStatus(controlPlanes []string) (map[string]etcdcheck.Statu
 // etcdMembers is etcd's member list, as the bootstrap node's member sees
 // it.
 func (h *harness) etcdMembers() ([]etcdcheck.Member, error) {
-	out, err := h.RunStdout("docker", append([]string{"exec", h.CP}, etcdcheck.Curl(etcdcheck.MembersURL)...)...)
+	out, err := h.RunStdout(h.Provider, append([]string{"exec", h.CP}, etcdcheck.Curl(etcdcheck.MembersURL)...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -583,12 +583,12 @@ func (h *harness) canaryProbes() ([]probe.Sample, map[string]int, error) {
 			}
 		}
 		probers[node] = restarts
-		logs, err := h.RunStdout("docker", "exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", pod)
+		logs, err := h.RunStdout(h.Provider, "exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", pod)
 		if err != nil {
 			return nil, nil, err
 		}
 		if restarts > 0 {
-			previous, err := h.RunStdout("docker", "exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", "--previous", pod)
+			previous, err := h.RunStdout(h.Provider, "exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "logs", "--previous", pod)
 			if err == nil {
 				logs = previous + logs
 			}

@@ -117,7 +117,7 @@ func TestPinnedConfig(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(config), &c); err != nil {
 		t.Fatalf("the kind config is not YAML: %v\n%s", err, config)
 	}
-	if len(c.Nodes) != 1 || len(c.Patches) != 2 {
+	if len(c.Nodes) != 3 || c.Nodes[0].Role != "control-plane" || c.Nodes[1].Role != "worker" || c.Nodes[2].Role != "worker" || len(c.Patches) != 2 {
 		t.Fatalf("nodes %v, patches %q", c.Nodes, c.Patches)
 	}
 	var cluster struct {

@@ -134,12 +134,32 @@ func TestIntegrationUpgrade(t *testing.T) {
 }
 
 func testUpgrade(t *testing.T, m *manifest.Manifest) {
+	testUpgradeOf(t, newHarness(t, m, "kind-upgrade-e2e", 2, ""), m)
+}
+
+// providerName is the name provider's commands get for image, as kind
+// gives it: podman's provider completes docker.io/.
+func providerName(provider, image string) string {
+	if provider == "podman" {
+		return "docker.io/" + image
+	}
+	return image
+}
+
+// testUpgradeOf is make e2e's upgrade, of h's cluster with h's provider.
+func testUpgradeOf(t *testing.T, h *harness, m *manifest.Manifest) {
 	from, to := m.From, m.To
-	h := newHarness(t, m, "kind-upgrade-e2e", 2, "")
 	imageDir := imageDir(t, m)
 	worker := h.Name + "-worker"
 
 	h.CreateCluster(from, clusterConfig)
+	h.Must("the cluster's nodes are "+h.Provider+"'s containers", func() error {
+		out, err := h.RunStdout(h.Provider, "ps", "--filter", "label=io.x-k8s.kind.cluster="+h.Name, "--format", "{{.Names}}")
+		if err == nil && len(strings.Fields(out)) != 2 {
+			err = fmt.Errorf("%s ps lists %q, want the cluster's 2 nodes", h.Provider, out)
+		}
+		return err
+	})
 	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
 	before := h.Versions("Before the upgrade")
 	t.Log(before)
@@ -210,15 +230,60 @@ func testUpgrade(t *testing.T, m *manifest.Manifest) {
 		return err
 	})
 
-	// an upgrade interrupted (Ctrl-C) while kubeadm upgrades the control
-	// plane: kubeadm goes on inside the node; running the same command
-	// again must finish the upgrade
+	// a node image the provider does not have, which cannot be pulled
+	// here: the fixes are the provider's own commands
+	h.Check("--image of a node image "+h.Provider+" does not have, offline: refused naming `"+h.Provider+" pull` and `"+h.Provider+" load`, nothing changed", func() error {
+		missing := "kind-upgrade-e2e/not-built:" + to
+		_, err := h.refusedChangingNothing([]string{h.CP, worker}, []string{"alpha", "upgrade", "--name", h.Name, "--image", missing}, []string{
+			"--image " + missing + " is not on this host and pulling it failed",
+			"`" + h.Provider + " pull " + providerName(h.Provider, missing) + "`",
+			"`" + h.Provider + " load`",
+		})
+		return err
+	})
+
+	// the target's node image, as kind's builder made it, alone on nodes
+	// that cannot pull: it lacks kubeadm's pause (kind's builder keeps
+	// containerd's sandbox image), which preflight says before any change
+	// (kind's nodes hold the sandbox image, not kubeadm's pause, whatever
+	// the version)
+	if h.imageOnNodes(m.ToPauseImage, false, h.CP, worker) == nil {
+		h.Check("--image alone, offline: refused naming kubeadm's pause image and the fix, nothing changed", func() error {
+			msg, err := h.refusedChangingNothing([]string{h.CP, worker}, []string{"alpha", "upgrade", "--name", h.Name, "--image", m.TargetNodeImage}, []string{
+				m.ToPauseImage + " (needed on " + h.CP + "): kind's node-image builder keeps containerd's sandbox image",
+				"add it as --image-dir",
+			})
+			kindtest.WriteFile(t, h.Artifacts, "image-without-pause-refusal.txt", msg+"\n")
+			return err
+		})
+	}
+
+	// an upgrade from the target's node image (the binaries and kube-*
+	// images streamed from it), with --image-dir adding what it lacks,
+	// interrupted (Ctrl-C) while kubeadm upgrades the control plane:
+	// kubeadm goes on inside the node; the runs below finish the upgrade
+	// from the same version's --image-dir. A release-like folder's own
+	// archives (kubeadm's pause, and etcd as Docker 29 saves it) are used
+	// beside the image; a build tree's are not a folder of archives, so
+	// the image's extras are.
+	targetImage := []string{"--image", m.TargetNodeImage, "--image-dir", m.ImageExtrasDir}
+	if *layoutFlag == "release" {
+		targetImage = []string{"--image", m.TargetNodeImage, "--image-dir", imageDir}
+	}
 	var interruptedEvents string
-	h.Must("interrupt kind alpha upgrade during kubeadm upgrade apply", func() error {
-		events, err := h.InterruptedUpgrade(imageDir, cluster.UpgradeStepControlPlaneApply, 20*time.Second)
+	h.Must("interrupt kind alpha upgrade "+strings.Join(targetImage, " ")+" during kubeadm upgrade apply", func() error {
+		events, err := h.InterruptedUpgrade(targetImage, cluster.UpgradeStepControlPlaneApply, 20*time.Second)
 		interruptedEvents = events
 		kindtest.WriteFile(t, h.Artifacts, "interrupted-upgrade-events.jsonl", events)
 		return err
+	})
+	h.Check("the interrupted run imported the target's kube-apiserver on "+h.CP+" from "+m.TargetNodeImage+" (the --image-dir beside it holds no archive of it)", func() error {
+		apiserver := "registry.k8s.io/kube-apiserver:" + to
+		tars, err := filepath.Glob(filepath.Join(targetImage[3], "kube-apiserver*.tar"))
+		if err != nil || len(tars) > 0 {
+			return fmt.Errorf("the --image-dir beside --image holds %v (%v)", tars, err)
+		}
+		return h.imageOnNodes(apiserver, true, h.CP)
 	})
 
 	if unchanged := m.UnchangedImages(); len(unchanged) > 0 {
@@ -227,10 +292,11 @@ func testUpgrade(t *testing.T, m *manifest.Manifest) {
 		})
 	}
 
-	// the same command again, told to stop at kubeadm's skew point: the
-	// control plane at the target, every kubelet still at the source
+	// the same version again, from --image-dir, told to stop at
+	// kubeadm's skew point: the control plane at the target, every
+	// kubelet still at the source
 	var cpEvents string
-	h.Must("kind alpha upgrade to "+to+" again, control plane only (--skip-phases kubelets)", func() error {
+	h.Must("kind alpha upgrade to "+to+" again from --image-dir, control plane only (--skip-phases kubelets)", func() error {
 		var err error
 		cpEvents, err = h.RunStdout(h.Kind, "alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--skip-phases", "kubelets", "--output", "json", "-v", "1")
 		kindtest.WriteFile(t, h.Artifacts, "control-plane-upgrade-events.jsonl", cpEvents)
@@ -302,6 +368,13 @@ func testUpgrade(t *testing.T, m *manifest.Manifest) {
 	if refusing := *cgroupRefusalFlag; refusing != "" {
 		h.cgroupRefusal(refusing, to)
 	}
+	h.Check("no helper container of "+m.TargetNodeImage+" is left on the host", func() error {
+		out, err := h.Run(nil, h.Provider, "ps", "--all", "--quiet", "--filter", "label=io.x-k8s.kind-upgrade.source")
+		if err == nil && strings.TrimSpace(out) != "" {
+			err = fmt.Errorf("containers left: %s", out)
+		}
+		return err
+	})
 	h.checkNoOpRerun(imageDir, to)
 }
 
@@ -465,19 +538,19 @@ func (h *harness) withOnePlatformArchive(imageDir string) string {
 			return err
 		}
 		ctr := []string{"exec", "-i", h.CP, "ctr", "--namespace=e2e-probe", "images", "import"}
-		out, err := h.Run(data, "docker", append(ctr, "--all-platforms", "-")...)
+		out, err := h.Run(data, h.Provider, append(ctr, "--all-platforms", "-")...)
 		if err == nil || !strings.Contains(out, "not found") {
 			return fmt.Errorf("ctr images import --all-platforms did not fail as expected (err %v):\n%s", err, out)
 		}
-		if _, err := h.Run(data, "docker", append(ctr, "--platform", "linux/amd64", "-")...); err != nil {
+		if _, err := h.Run(data, h.Provider, append(ctr, "--platform", "linux/amd64", "-")...); err != nil {
 			return err
 		}
 		// leave the node's image store as it was
-		refs, err := h.Run(nil, "docker", "exec", h.CP, "ctr", "--namespace=e2e-probe", "images", "ls", "--quiet")
+		refs, err := h.Run(nil, h.Provider, "exec", h.CP, "ctr", "--namespace=e2e-probe", "images", "ls", "--quiet")
 		if err != nil {
 			return err
 		}
-		_, err = h.Run(nil, "docker", append([]string{"exec", h.CP, "ctr", "--namespace=e2e-probe", "images", "rm", "--sync"}, strings.Fields(refs)...)...)
+		_, err = h.Run(nil, h.Provider, append([]string{"exec", h.CP, "ctr", "--namespace=e2e-probe", "images", "rm", "--sync"}, strings.Fields(refs)...)...)
 		return err
 	})
 	return dir

@@ -61,7 +61,9 @@ func TestUpgradeFlagErrors(t *testing.T) {
 		args   []string
 		errHas string
 	}{
-		{[]string{"alpha", "upgrade"}, `required flag(s) "image-dir" not set`},
+		{[]string{"alpha", "upgrade"}, "--image or --image-dir is required"},
+		{[]string{"alpha", "upgrade", "--image", "kindest/node:v1.37.2", "--image-pull-policy", "Always"}, `--image-pull-policy must be IfNotPresent or Never, not "Always"`},
+		{[]string{"alpha", "upgrade", "--image", "kindest/node:v1.37.2", "--image-dir", "/does/not/exist"}, "--image-dir /does/not/exist does not exist: with --image, give a folder of image archives"},
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--skip-phases", "preflight"}, `phase "preflight" cannot be skipped`},
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--skip-phases", "kubelet"}, `unknown phase "kubelet"`},
 		{[]string{"alpha", "upgrade", "--image-dir", t.TempDir(), "--output", "yaml"}, "--output must be text or json"},

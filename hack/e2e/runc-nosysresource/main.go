@@ -13,10 +13,13 @@
 // limitations under the License.
 
 // Command runc-nosysresource stands in for runc on hosts whose capability
-// bounding set lacks CAP_SYS_RESOURCE. It removes that capability from the
-// OCI spec it is about to hand to runc (the bundle's config.json for create
-// and run, the --process file for exec) and then execs the real runc with
-// the unchanged arguments. Everything else passes straight through.
+// bounding set lacks CAP_SYS_RESOURCE. In the OCI spec it is about to hand
+// to runc (the bundle's config.json for create and run, the --process file
+// for exec) it removes that capability, and lowers each of the process's
+// rlimits whose hard limit is above its own to its own (raising a hard
+// limit needs CAP_SYS_RESOURCE: podman asks for RLIMIT_NOFILE 1048576),
+// then execs the real runc with the unchanged arguments. Everything else
+// passes straight through.
 package main
 
 import (
@@ -25,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -67,8 +71,15 @@ func findRunc() string {
 	return "/usr/sbin/runc"
 }
 
-// rewrite finds the subcommand and the spec file it will read, if any.
+// rewrite adjusts the spec file the subcommand will read, if any, to this
+// process's limits.
 func rewrite(args []string) error {
+	return rewriteWith(args, hostLimit)
+}
+
+// rewriteWith finds the subcommand and the spec file it will read, if any,
+// and adjusts it to limit.
+func rewriteWith(args []string, limit func(resource int) (uint64, bool)) error {
 	i := 0
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
 		if globalsWithValue[args[i]] {
@@ -86,10 +97,10 @@ func rewrite(args []string) error {
 		if bundle == "" {
 			bundle = "."
 		}
-		return stripFile(filepath.Join(bundle, "config.json"), true)
+		return adjustFile(filepath.Join(bundle, "config.json"), true, limit)
 	case "exec":
 		if p := flagValue(rest, "--process", "-p"); p != "" {
-			return stripFile(p, false)
+			return adjustFile(p, false, limit)
 		}
 	}
 	return nil
@@ -113,9 +124,11 @@ func flagValue(args []string, names ...string) string {
 	return ""
 }
 
-// stripFile removes the capability from a spec (full=true: the process is
-// under "process") or a bare process JSON, rewriting the file only if needed.
-func stripFile(path string, full bool) error {
+// adjustFile removes the capability from a spec (full=true: the process is
+// under "process") or a bare process JSON and clamps its rlimits to what
+// limit (the limit this process holds, by resource) allows, rewriting the
+// file only if needed.
+func adjustFile(path string, full bool, limit func(resource int) (uint64, bool)) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -137,25 +150,26 @@ func stripFile(path string, full bool) error {
 		}
 		proc = p
 	}
-	caps, ok := proc["capabilities"].(map[string]any)
-	if !ok {
-		return nil
+	changed, err := clampRlimits(proc, limit)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	changed := false
-	for set, v := range caps {
-		list, ok := v.([]any)
-		if !ok {
-			continue
-		}
-		kept := make([]any, 0, len(list))
-		for _, c := range list {
-			if s, ok := c.(string); ok && s == dropped {
-				changed = true
+	if caps, ok := proc["capabilities"].(map[string]any); ok {
+		for set, v := range caps {
+			list, ok := v.([]any)
+			if !ok {
 				continue
 			}
-			kept = append(kept, c)
+			kept := make([]any, 0, len(list))
+			for _, c := range list {
+				if s, ok := c.(string); ok && s == dropped {
+					changed = true
+					continue
+				}
+				kept = append(kept, c)
+			}
+			caps[set] = kept
 		}
-		caps[set] = kept
 	}
 	if !changed {
 		return nil
@@ -173,4 +187,79 @@ func stripFile(path string, full bool) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// resources are the Linux rlimit numbers of the OCI spec's names.
+var resources = map[string]int{
+	"RLIMIT_CPU": 0, "RLIMIT_FSIZE": 1, "RLIMIT_DATA": 2, "RLIMIT_STACK": 3,
+	"RLIMIT_CORE": 4, "RLIMIT_RSS": 5, "RLIMIT_NPROC": 6, "RLIMIT_NOFILE": 7,
+	"RLIMIT_MEMLOCK": 8, "RLIMIT_AS": 9, "RLIMIT_LOCKS": 10,
+	"RLIMIT_SIGPENDING": 11, "RLIMIT_MSGQUEUE": 12, "RLIMIT_NICE": 13,
+	"RLIMIT_RTPRIO": 14, "RLIMIT_RTTIME": 15,
+}
+
+// hostLimit is the hard limit of resource this process holds.
+func hostLimit(resource int) (uint64, bool) {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(resource, &l); err != nil {
+		return 0, false
+	}
+	return l.Max, true
+}
+
+// clampRlimits lowers each of proc's rlimits whose hard limit is above
+// limit's to it (and the soft limit to at most the hard one). It reports
+// whether it changed any.
+func clampRlimits(proc map[string]any, limit func(resource int) (uint64, bool)) (bool, error) {
+	list, ok := proc["rlimits"].([]any)
+	if !ok {
+		return false, nil
+	}
+	changed := false
+	for _, v := range list {
+		rl, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _ := rl["type"].(string)
+		resource, known := resources[name]
+		if !known {
+			continue
+		}
+		ceiling, ok := limit(resource)
+		if !ok {
+			continue
+		}
+		hard, err := number(rl["hard"])
+		if err != nil {
+			return false, fmt.Errorf("%s hard: %w", name, err)
+		}
+		soft, err := number(rl["soft"])
+		if err != nil {
+			return false, fmt.Errorf("%s soft: %w", name, err)
+		}
+		if hard > ceiling {
+			rl["hard"] = ceiling
+			hard = ceiling
+			changed = true
+		}
+		if soft > hard {
+			rl["soft"] = hard
+			changed = true
+		}
+	}
+	return changed, nil
+}
+
+// number reads an rlimit value of the spec (an unsigned integer).
+func number(v any) (uint64, error) {
+	switch n := v.(type) {
+	case nil:
+		return 0, nil
+	case json.Number:
+		return strconv.ParseUint(n.String(), 10, 64)
+	case uint64:
+		return n, nil
+	}
+	return 0, fmt.Errorf("not a number: %v", v)
 }

@@ -18,8 +18,10 @@ package nodeutils_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -100,6 +102,7 @@ func TestEveryScriptOnARealShell(t *testing.T) {
 	t.Run("kubeadm probe", func(t *testing.T) { kubeadmProbeScript(t, n) })
 	t.Run("df", func(t *testing.T) { dfScript(t, n) })
 	t.Run("inotify", func(t *testing.T) { inotifyScript(t, n) })
+	t.Run("node image", func(t *testing.T) { nodeImageScripts(t, n) })
 	for _, s := range nodeutils.Scripts() {
 		if !n.ran[s.Name] {
 			t.Errorf("script %s never ran on a real shell here", s.Name)
@@ -365,5 +368,69 @@ func inotifyScript(t *testing.T, n nodes.Node) {
 		if f := strings.Fields(line); len(f) < 4 || f[0] != "fd" {
 			t.Errorf("unexpected line %q", line)
 		}
+	}
+}
+
+func nodeImageScripts(t *testing.T, n recordingNode) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	version := filepath.Join(dir, "version")
+	binary := filepath.Join(dir, "kubeadm")
+	header := append([]byte{0x7f, 'E', 'L', 'F', 2, 1, 1}, make([]byte, 100)...)
+	// as kind's builder writes it: no newline
+	if err := os.WriteFile(version, []byte("v1.37.2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(binary, header, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	// the node image's ctr and containerd, as far as the script uses them
+	tools := t.TempDir()
+	for name, body := range map[string]string{
+		"ctr":        "#!/bin/sh\n[ \"$*\" = \"--namespace=k8s.io images list\" ] && echo 'REF TYPE DIGEST SIZE PLATFORMS LABELS'\n",
+		"containerd": "#!/bin/sh\n[ \"$*\" = \"config dump\" ] && echo 'version = 3'\n",
+	} {
+		if err := os.WriteFile(filepath.Join(tools, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withTools := n.withPath(tools + ":/usr/bin:/bin")
+	out := filepath.Join(dir, "out")
+	if err := nodeutils.NodeImageScript.Command(ctx, withTools, out, version, binary).Run(); err != nil {
+		t.Fatalf("NodeImageScript: %v", err)
+	}
+	for name, want := range map[string]string{
+		"describe": fmt.Sprintf("v1.37.2\n107 750 %s\n", base64.StdEncoding.EncodeToString(header[:64])),
+		"images":   "REF TYPE DIGEST SIZE PLATFORMS LABELS\n",
+		"config":   "version = 3\n",
+	} {
+		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(got) != want {
+			t.Errorf("NodeImageScript wrote %s %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if err := nodeutils.NodeImageScript.Command(ctx, withTools, out, version, binary, filepath.Join(dir, "kubelet")).Run(); err == nil {
+		t.Error("NodeImageScript did not fail on a missing file")
+	}
+
+	// a ctr that answers, on a socket that exists
+	var printed strings.Builder
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "ctr"), []byte("#!/bin/sh\n[ \"$1 $2 $3\" = \"--address $SOCK version\" ]\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "containerd.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	m := n.withPath(bin + ":/usr/bin:/bin")
+	if err := nodeutils.ContainerdReadyScript.Command(ctx, m, "5", sock).SetEnv("PATH="+bin+":/usr/bin:/bin", "SOCK="+sock).Run(); err != nil {
+		t.Errorf("ContainerdReadyScript failed on an answering containerd: %v", err)
+	}
+	start := time.Now()
+	err = nodeutils.ContainerdReadyScript.Command(ctx, m, "1", filepath.Join(dir, "absent.sock")).SetStdout(&printed).SetStderr(&printed).Run()
+	if err == nil || !strings.Contains(printed.String(), "did not answer on "+filepath.Join(dir, "absent.sock")+" within 1s") || time.Since(start) > 5*time.Second {
+		t.Errorf("ContainerdReadyScript without a socket: %q, %v after %s", printed.String(), err, time.Since(start))
 	}
 }

@@ -147,6 +147,41 @@ echo "$v"
 printf '%skubernetesVersion: %s\n' "$1" "$v" > "$d/config.yaml"
 "$d/kubeadm" config images list --config "$d/config.yaml"`})
 
+	// ContainerdReadyScript waits up to $1 seconds for the containerd
+	// listening on the socket $2 to answer (a node image's helper
+	// container, see package nodeimage, runs only containerd); it fails,
+	// naming the socket, when the time is up.
+	ContainerdReadyScript = register(Script{Name: "kind-upgrade-containerd-ready", Body: `end=$(( $(date +%s) + $1 ))
+until [ -S "$2" ] && ctr --address "$2" version >/dev/null 2>&1; do
+  if [ "$(date +%s)" -ge "$end" ]; then echo "containerd did not answer on $2 within $1s" >&2; exit 1; fi
+  sleep 0.1
+done`})
+
+	// NodeImageScript describes a node image from its helper container
+	// (see package nodeimage) into files of the folder $1, which the
+	// provider's copy command then reads (a `docker exec`'s output can
+	// lose its end, a copy does not): "describe", the content of the
+	// version file $2 (/kind/version, which kind's builder writes without
+	// a newline) on a line, then, per further argument, a line "<size>
+	// <octal mode> <base64 of its first 64 bytes>" (the ELF header);
+	// "images", `ctr images list` of the k8s.io namespace; "config",
+	// `containerd config dump`. It fails, naming the file, when one is
+	// missing.
+	NodeImageScript = register(Script{Name: "kind-upgrade-node-image", Body: `set -e
+out=$1
+version=$(cat "$2")
+shift 2
+mkdir -p "$out"
+echo "$version" > "$out/describe"
+for f; do
+  size=$(stat -L -c %s "$f")
+  mode=$(stat -L -c %a "$f")
+  header=$(head -c 64 "$f" | base64 | tr -d '\n')
+  echo "$size $mode $header" >> "$out/describe"
+done
+ctr --namespace=k8s.io images list > "$out/images"
+containerd config dump > "$out/config"`})
+
 	// DFScript runs `df -Pk` for its arguments, each replaced by its
 	// nearest existing ancestor: the file system a path not made yet will
 	// be on.

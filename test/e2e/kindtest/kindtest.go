@@ -76,6 +76,10 @@ type Options struct {
 	Manifest *manifest.Manifest
 	// KeepCluster leaves the cluster behind at the end (to look at it)
 	KeepCluster bool
+	// Provider is the node provider's command: KIND_EXPERIMENTAL_PROVIDER
+	// (podman...) or docker when empty; kind's commands get that variable
+	// from the test's environment
+	Provider string
 }
 
 // Cluster drives one kind cluster for a test: it runs and logs host
@@ -98,6 +102,12 @@ type Cluster struct {
 	// CgroupPatched is set when the cluster was created with the kubelet's
 	// failCgroupV1: false
 	CgroupPatched bool
+	// CreateEnv is added to kind create cluster's environment (a proxy
+	// for the nodes, the network kind puts them on)
+	CreateEnv []string
+	// Provider is the node provider's command (docker, podman), which runs
+	// every host command on the nodes
+	Provider string
 }
 
 // New prepares the cluster of opts for t: its artifacts folder and
@@ -113,6 +123,10 @@ func New(t T, opts Options) *Cluster {
 		Manifest:  opts.Manifest,
 		CP:        opts.Name + "-control-plane",
 		NodeCount: opts.NodeCount,
+		Provider:  opts.Provider,
+	}
+	if h.Provider == "" {
+		h.Provider = ProviderFromEnv()
 	}
 	if _, err := os.Stat(h.Kind); err != nil {
 		t.Fatalf("the kind binary: %v (make build writes bin/kind)", err)
@@ -201,12 +215,12 @@ func (h *Cluster) RunTo(out interface {
 
 // Kubectl runs kubectl on the control-plane node.
 func (h *Cluster) Kubectl(args ...string) (string, error) {
-	return h.Run(nil, "docker", append([]string{"exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf"}, args...)...)
+	return h.Run(nil, h.Provider, append([]string{"exec", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf"}, args...)...)
 }
 
 // Apply applies manifest with kubectl on the control-plane node.
 func (h *Cluster) Apply(manifest string) error {
-	_, err := h.Run([]byte(manifest), "docker", "exec", "-i", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "apply", "-f", "-")
+	_, err := h.Run([]byte(manifest), h.Provider, "exec", "-i", h.CP, "kubectl", "--kubeconfig=/etc/kubernetes/admin.conf", "apply", "-f", "-")
 	return err
 }
 
@@ -354,7 +368,7 @@ func (h *Cluster) NodesReadyAt(version string, timeout time.Duration, also ...fu
 // registered with the API server or not Ready, each with the last lines of
 // its kubelet's log; "" when there are none.
 func (h *Cluster) UnreadyKubeletLogs() string {
-	out, err := h.Run(nil, "docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+h.Name, "--format", `{{.Names}} {{.Label "io.x-k8s.kind.role"}}`)
+	out, err := h.Run(nil, h.Provider, "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+h.Name, "--format", `{{.Names}} {{.Label "io.x-k8s.kind.role"}}`)
 	if err != nil {
 		return "\n(the node containers could not be listed: " + err.Error() + ")"
 	}
@@ -379,7 +393,7 @@ func (h *Cluster) UnreadyKubeletLogs() string {
 		default:
 			continue
 		}
-		journal, err := h.Run(nil, "docker", "exec", name, "journalctl", "-u", "kubelet", "--no-pager", "-o", "cat", "-n", "15")
+		journal, err := h.Run(nil, h.Provider, "exec", name, "journalctl", "-u", "kubelet", "--no-pager", "-o", "cat", "-n", "15")
 		if err != nil {
 			fmt.Fprintf(&b, "; its kubelet's log could not be read: %v", err)
 			continue
@@ -397,7 +411,7 @@ func (h *Cluster) AllAt(version string) error {
 		return err
 	}
 	for _, n := range nodes {
-		out, err := h.Run(nil, "docker", "exec", n.Name, "cat", "/kind/version")
+		out, err := h.Run(nil, h.Provider, "exec", n.Name, "cat", "/kind/version")
 		if err != nil {
 			return err
 		}
@@ -435,7 +449,7 @@ func (h *Cluster) Versions(title string) string {
 	}
 	nodes, _ := h.Nodes()
 	for _, n := range nodes {
-		installed, _ := h.Run(nil, "docker", "exec", n.Name, "cat", "/kind/version")
+		installed, _ := h.Run(nil, h.Provider, "exec", n.Name, "cat", "/kind/version")
 		fmt.Fprintf(&b, "  %-28s kubelet %-10s /kind/version %-10s Ready=%v\n", n.Name, n.Kubelet, strings.TrimSpace(installed), n.Ready)
 	}
 	return b.String()
@@ -450,12 +464,13 @@ func WriteFile(t T, dir, name, content string) {
 	}
 }
 
-// InterruptedUpgrade starts `kind alpha upgrade --output json`, sends it
+// InterruptedUpgrade starts `kind alpha upgrade --output json` from the
+// target source (its flags: --image-dir DIR, --image IMAGE...), sends it
 // SIGINT delay after the step stepID (cluster.UpgradeStep...) started, and
 // checks that it stops with an error that says to run it again. It returns
 // the events it printed.
-func (h *Cluster) InterruptedUpgrade(imageDir, stepID string, delay time.Duration) (string, error) {
-	cmd := exec.Command(h.Kind, "alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json")
+func (h *Cluster) InterruptedUpgrade(source []string, stepID string, delay time.Duration) (string, error) {
+	cmd := exec.Command(h.Kind, append(append([]string{"alpha", "upgrade", "--name", h.Name}, source...), "--output", "json")...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -546,13 +561,26 @@ func WithPatch(config, patch string) string {
 	return config + "\n"
 }
 
-// CgroupV1Host reports whether Docker runs on a cgroup v1 host.
+// ProviderFromEnv is the node provider's command KIND_EXPERIMENTAL_PROVIDER
+// names, docker when it names none.
+func ProviderFromEnv() string {
+	if p := os.Getenv("KIND_EXPERIMENTAL_PROVIDER"); p != "" {
+		return p
+	}
+	return "docker"
+}
+
+// CgroupV1Host reports whether the provider runs on a cgroup v1 host.
 func (h *Cluster) CgroupV1Host() (bool, error) {
-	out, err := h.Run(nil, "docker", "info", "--format", "{{.CgroupVersion}}")
+	format := "{{.CgroupVersion}}" // docker: "1"
+	if h.Provider == "podman" {
+		format = "{{.Host.CgroupsVersion}}" // "v1"
+	}
+	out, err := h.Run(nil, h.Provider, "info", "--format", format)
 	if err != nil {
 		return false, err
 	}
-	return strings.TrimSpace(out) == "1", nil
+	return strings.TrimPrefix(strings.TrimSpace(out), "v") == "1", nil
 }
 
 // ConfigForHost returns config, with CgroupV1Patch on a cgroup v1 host
@@ -602,7 +630,11 @@ func (h *Cluster) CreateCluster(from, config string) time.Duration {
 		}
 		WriteFile(h.t, h.Artifacts, "kind-config.yaml", config)
 		start := time.Now()
-		_, err = h.Run([]byte(config), h.Kind, "create", "cluster", "--name", h.Name, "--image", h.Manifest.NodeImage, "--config", "-")
+		args := []string{h.Kind, "create", "cluster", "--name", h.Name, "--image", h.Manifest.NodeImage, "--config", "-"}
+		if len(h.CreateEnv) > 0 {
+			args = append(append([]string{"env"}, h.CreateEnv...), args...)
+		}
+		_, err = h.Run([]byte(config), args[0], args[1:]...)
 		took = time.Since(start)
 		return err
 	})

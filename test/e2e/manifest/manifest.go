@@ -36,6 +36,20 @@ type Manifest struct {
 	To   string `json:"to"`
 	// NodeImage is the kind node image at From
 	NodeImage string `json:"nodeImage"`
+	// TargetNodeImage is the kind node image at To (--image), made by
+	// kind's builder from TargetRelease
+	TargetNodeImage string `json:"targetNodeImage"`
+	// ImageExtrasDir holds the archives TargetNodeImage lacks offline
+	// (kubeadm's pause): the --image-dir beside --image
+	ImageExtrasDir string `json:"imageExtrasDir"`
+	// TargetRelease is To's kubernetes-server-linux-amd64.tar.gz
+	TargetRelease string `json:"targetRelease"`
+	// MirrorImage is the registry stand-in, MirrorCA the folder of the CA
+	// the node images trust, PullArchives what it serves to nodes that
+	// pull through it (To's etcd, CoreDNS and kubeadm's pause)
+	MirrorImage  string `json:"mirrorImage"`
+	MirrorCA     string `json:"mirrorCA"`
+	PullArchives string `json:"pullArchives"`
 	// ImageDir is the release-like --image-dir for To
 	ImageDir string `json:"imageDir"`
 	// BuildTree is a Kubernetes build tree's _output/ at To (the other
@@ -56,6 +70,12 @@ type Manifest struct {
 	// docker-archive
 	CanaryImage   string `json:"canaryImage"`
 	CanaryArchive string `json:"canaryArchive"`
+	// UpgradesSuite is the test binary of Kubernetes' upgrade tests
+	// across kind alpha upgrade (test/upgrades) built from To's
+	// k8s.io/kubernetes; TestImagesArchive the images they run, as a
+	// docker-archive
+	UpgradesSuite     string `json:"upgradesSuite"`
+	TestImagesArchive string `json:"testImagesArchive"`
 	// Kubectl is a host kubectl at From
 	Kubectl string `json:"kubectl"`
 }

@@ -29,6 +29,12 @@ const written = `{
   "from": "v1.36.3",
   "to": "v1.37.2",
   "nodeImage": "kind-upgrade-e2e/node:v1.36.3",
+  "targetNodeImage": "kind-upgrade-e2e/node:v1.37.2",
+  "imageExtrasDir": "/cache/artifacts/extras-v1.37.2",
+  "targetRelease": "/cache/artifacts/release-v1.37.2/kubernetes-server-linux-amd64.tar.gz",
+  "mirrorImage": "kind-upgrade-e2e/registry-mirror:v1",
+  "mirrorCA": "/cache/certs/mirror-ca",
+  "pullArchives": "/cache/artifacts/pull-v1.37.2",
   "imageDir": "/cache/artifacts/v1.37.2-from-v1.36.3",
   "buildTree": "/cache/artifacts/tree-v1.37.2",
   "downgradeImageDir": "/cache/artifacts/binaries-v1.36.3",
@@ -41,6 +47,8 @@ const written = `{
   "toPauseImage": "registry.k8s.io/pause:3.10.1",
   "canaryImage": "kind-upgrade-e2e/canary:v1",
   "canaryArchive": "/cache/images/canary_v1/image.tar",
+  "upgradesSuite": "/cache/bin/upgrades-v1.34.4/upgrades.test",
+  "testImagesArchive": "/cache/images/test-images-v1.34.4/image.tar",
   "kubectl": "/cache/bin/kubernetes/v1.36.3/kubectl"
 }
 `

@@ -125,7 +125,7 @@ func TestClusterConfigurationKubeadmRefuses(t *testing.T) {
 	e.cluster.ConfigAPIVersion = "kubeadm.k8s.io/v1beta2"
 	snapshotUnchanged(t, e, func() {
 		_, err := e.run(nil)
-		if err == nil || !strings.Contains(err.Error(), "kubeadm "+target+" from --image-dir failed to list its images for this cluster's kubeadm configuration") {
+		if err == nil || !strings.Contains(err.Error(), "kubeadm "+target+" from --image-dir "+e.imageDir+" failed to list its images for this cluster's kubeadm configuration") {
 			t.Errorf("want a refusal about the cluster's kubeadm configuration, got %v", err)
 		}
 	})

@@ -71,6 +71,43 @@ func TestBarePodsRefusedUnlessForced(t *testing.T) {
 	}
 }
 
+// TestBarePodsBeingDeletedAreWaitedFor: a pod no controller recreates
+// that is already being deleted (itself, or with its namespace, as right
+// after a test suite's namespaces are deleted) does not stop the upgrade:
+// kubectl drain refuses it, so the drain waits for it to be gone and
+// drains again. A bare pod that stays is still named in preflight, alone.
+func TestBarePodsBeingDeletedAreWaitedFor(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 2, fakenode.Flat)
+	e.cluster.BarePods = map[string][]string{"kind-worker2": {"default/stopping", "suite-ns/left"}}
+	e.cluster.Deleting = map[string]bool{"default/stopping": true}
+	e.cluster.TerminatingNamespaces = map[string]bool{"suite-ns": true}
+	mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+	if len(e.cluster.BarePods["kind-worker2"]) != 0 {
+		t.Errorf("pods being deleted are left: %v", e.cluster.BarePods)
+	}
+	waits := 0
+	for _, call := range e.cluster.Calls {
+		if strings.Contains(strings.Join(call.Argv, " "), "wait --for=delete pod/") {
+			waits++
+		}
+	}
+	if waits != 2 {
+		t.Errorf("%d waits for a deletion, want 2:\n%s", waits, dump(e.cluster.Calls))
+	}
+
+	e = newEnv(t, 1, 2, fakenode.Flat)
+	e.cluster.BarePods = map[string][]string{"kind-worker": {"default/stopping", "default/debug"}}
+	e.cluster.Deleting = map[string]bool{"default/stopping": true}
+	snapshotUnchanged(t, e, func() {
+		_, err := e.run(nil)
+		if err == nil || !strings.Contains(err.Error(), "default/debug on kind-worker") || strings.Contains(err.Error(), "stopping") {
+			t.Errorf("got %v, want a refusal naming default/debug alone", err)
+		}
+	})
+}
+
 // TestBarePodsWhereNothingIsDrained: a bare pod on a node whose drain is
 // skipped (no other node can take its pods) keeps running and does not
 // stop the upgrade; neither does one with the kubelets phase skipped.

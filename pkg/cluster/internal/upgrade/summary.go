@@ -29,7 +29,7 @@ import (
 // did and, when phases were skipped, what still runs an older version and
 // the command that finishes the upgrade. The phase table says what each
 // phase did or left behind.
-func summary(st *actions.State, skips func(phase string) bool, clusterName, imageDir string) string {
+func summary(st *actions.State, skips func(phase string) bool, clusterName, image, imageDir string) string {
 	var behind, done, notes []string
 	for _, p := range workflow {
 		if !p.Skippable {
@@ -71,7 +71,12 @@ func summary(st *actions.State, skips func(phase string) bool, clusterName, imag
 	if clusterName != "" {
 		finish += " --name " + shellescape.Quote(clusterName)
 	}
-	finish += " --image-dir " + shellescape.Quote(imageDir)
+	if image != "" {
+		finish += " --image " + shellescape.Quote(image)
+	}
+	if imageDir != "" {
+		finish += " --image-dir " + shellescape.Quote(imageDir)
+	}
 	return did + ". Still older: " + strings.Join(behind, "; ") + ". To finish, run without --skip-phases: " + finish
 }
 

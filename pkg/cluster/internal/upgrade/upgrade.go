@@ -27,6 +27,7 @@ import (
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
@@ -35,10 +36,10 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/loadartifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/verify"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/source"
 )
 
 // Phase describes one phase of the workflow.
@@ -76,7 +77,7 @@ type phase struct {
 // workflow is the ordered list of phases.
 var workflow = []phase{
 	{
-		Phase:  Phase{preflight.Phase, "check the cluster and --image-dir and plan the upgrade; changes nothing and always runs", false},
+		Phase:  Phase{preflight.Phase, "check the cluster and the target (--image, --image-dir) and plan the upgrade; changes nothing and always runs", false},
 		action: preflight.NewAction(),
 	},
 	{
@@ -148,6 +149,9 @@ const heartbeat = 30 * time.Second
 // where the run reports.
 type Options struct {
 	options.Upgrade
+	// HostCmder runs the provider's commands on the host (reading
+	// --image); exec.DefaultCmder when nil.
+	HostCmder exec.Cmder
 	// Neighbours are the nodes of the provider's other kind clusters,
 	// which share the host's limits (inotify) with this cluster's.
 	Neighbours []nodes.Node
@@ -183,25 +187,32 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	var openOpts []artifacts.OpenOption
-	if !opts.DryRun {
-		// a release tarball is decompressed once, not once per node and step
-		openOpts = append(openOpts, artifacts.UnpackTarballIn(""))
-	}
-	src, err := artifacts.Open(opts.Context, opts.ImageDir, openOpts...)
+	src, err := source.Open(opts.Context, source.Options{
+		Image:    opts.Image,
+		ImageDir: opts.ImageDir,
+		// a release tarball is decompressed once, not once per node and
+		// step; a dry run reads it as it goes
+		Unpack:   !opts.DryRun,
+		Provider: opts.Provider(),
+		Cmder:    opts.HostCmder,
+		Cluster:  opts.ClusterName,
+		Logger:   opts.Logger,
+	})
 	if err != nil {
-		return errors.Wrap(err, "invalid --image-dir")
+		return err
 	}
 	defer func() {
 		if err := src.Close(); err != nil {
 			opts.Logger.Warnf("%v", err)
 		}
 	}()
-	// which build of a source tree is used matters most: say it always
-	if line := src.Picked(); line != "" {
-		opts.Logger.V(0).Info(line)
+	// what the target is read from (which build of a source tree, which
+	// node image) matters most: say it always
+	headline, details := src.Describe()
+	if headline != "" {
+		opts.Logger.V(0).Info(headline)
 	}
-	for _, line := range src.Describe() {
+	for _, line := range details {
 		opts.Logger.V(1).Info(line)
 	}
 
@@ -269,14 +280,14 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 	if err := ctx.Wait(); err != nil {
 		return false, "", err
 	}
-	r.Info(report.Scope{}, summary(ctx.State, opts.Skips, opts.ClusterName, opts.ImageDir))
+	r.Info(report.Scope{}, summary(ctx.State, opts.Skips, opts.ClusterName, opts.Image, opts.ImageDir))
 	return false, "", nil
 }
 
 // writePlan prints what the upgrade would do.
 func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 	st, skipped := ctx.State, ctx.Options.Skips
-	p := &plan.Plan{From: st.From, To: st.Target, Images: st.Images}
+	p := &plan.Plan{From: st.From, To: st.Target, Source: ctx.Source.Name(), Images: st.Images}
 	p.SkippedPhases = append(p.SkippedPhases, opts.SkipPhases...)
 	sort.Strings(p.SkippedPhases)
 	for _, n := range st.Ordered() {
@@ -291,6 +302,7 @@ func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 		for _, a := range info.Load {
 			np.Load = append(np.Load, a.Name)
 		}
+		np.Pull = append(np.Pull, info.Pull...)
 		for _, ph := range workflow {
 			if ph.steps != nil && !skipped(ph.Name) {
 				np.Steps = append(np.Steps, actions.StepNames(ph.Name, ph.steps(ctx, n))...)

@@ -31,6 +31,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/source"
 )
 
 // Action is one phase of the upgrade.
@@ -72,7 +73,7 @@ type Context struct {
 	// Neighbours are the nodes of the other kind clusters of the same
 	// provider: they share the host's limits with Nodes.
 	Neighbours []nodes.Node
-	Source     *artifacts.Source
+	Source     source.Source
 	Options    Options
 	// State is established by preflight.
 	State *State
@@ -164,8 +165,11 @@ type NodeInfo struct {
 	Needed []string
 	// Present is the set of (normalized) images in the node's containerd.
 	Present map[string]bool
-	// Load are the archives of --image-dir providing images the node lacks.
+	// Load are the archives of the source providing images the node lacks.
 	Load []*artifacts.Artifact
+	// Pull are the images the node lacks that no source provides: the
+	// node pulls them from their registry (preflight checked it can).
+	Pull []string
 	// CgroupV1 is true when the node's /sys/fs/cgroup is cgroup v1.
 	CgroupV1 bool
 	// Swap is true when the node sees active swap.

@@ -17,6 +17,7 @@ limitations under the License.
 package actions
 
 import (
+	"context"
 	"strings"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
@@ -42,6 +43,13 @@ func (c *Context) KubeadmIgnorePreflightErrors() string {
 		}
 	}
 	return "--ignore-preflight-errors=" + strings.Join(out, ",")
+}
+
+// PullImage pulls image on n through its containerd (crictl: the CRI,
+// with the node's registry configuration and proxy) under ctx; the output
+// is crictl's, for the error.
+func PullImage(ctx context.Context, n nodes.Node, image string) (string, error) {
+	return nodeutils.CombinedOutput(n.CommandContext(ctx, "crictl", "pull", image))
 }
 
 // KubeadmLock serializes kubeadm runs on a node: when an interrupted run

@@ -94,7 +94,25 @@ func (t Todo[T]) check() (func() error, string, error) {
 // RunSteps runs steps for node in phase in order, reporting each, and
 // stops at the first failure.
 func (c *Context) RunSteps(phase, node string, steps []Step) error {
+	return c.RunStepsWith(phase, node, steps, StepHooks{})
+}
+
+// StepHooks are called by RunStepsWith at points of a node's run, for a
+// scheduler of several nodes: each one that is set.
+type StepHooks struct {
+	// Started is called once the node's start is reported.
+	Started func()
+	// Failing is called when a step failed, before the node's failure is
+	// reported.
+	Failing func()
+}
+
+// RunStepsWith is RunSteps calling hooks.
+func (c *Context) RunStepsWith(phase, node string, steps []Step, hooks StepHooks) error {
 	return c.Report.Run(report.Scope{Phase: phase, Node: node}, func() (bool, string, error) {
+		if hooks.Started != nil {
+			hooks.Started()
+		}
 		ran := false
 		for _, s := range steps {
 			err := c.Report.Run(report.Scope{Phase: phase, Node: node, StepID: s.id(), Step: s.name()}, func() (bool, string, error) {
@@ -109,6 +127,9 @@ func (c *Context) RunSteps(phase, node string, steps []Step) error {
 				return false, "", c.Cancelled(work())
 			})
 			if err != nil {
+				if hooks.Failing != nil {
+					hooks.Failing()
+				}
 				return false, "", err
 			}
 		}

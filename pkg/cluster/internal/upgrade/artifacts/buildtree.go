@@ -70,7 +70,7 @@ func buildOutput(dir string) string {
 // openBuildTree indexes the build in out, the _output folder of the tree
 // given as path, picking the build for goarch when there are builds for
 // several architectures.
-func openBuildTree(path, out, goarch string) (*Source, error) {
+func openBuildTree(path, out, goarch string) (*ImageDir, error) {
 	built, err := builtKubeadms(out)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func openBuildTree(path, out, goarch string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{Path: path, Layout: LayoutBuildTree}
+	s := &ImageDir{Path: path, Layout: LayoutBuildTree}
 	s.binDir, s.why, err = pickBinDir(built[arch])
 	if err != nil {
 		return nil, err

@@ -22,10 +22,17 @@ import (
 	"strings"
 )
 
-// Describe says which files s uses, for a log: the layout and the path
-// given, then one line per folder the binaries come from and one per
-// folder of image archives, naming the files used from each.
-func (s *Source) Describe() []string {
+// Describe says which files s uses: the headline names the folders Open
+// picked where the layout left it a choice (see Picked); the details, for a
+// log, the layout and the path given, then one line per folder the
+// binaries come from and one per folder of image archives, naming the
+// files used from each.
+func (s *ImageDir) Describe() (string, []string) {
+	return s.Picked(), s.details()
+}
+
+// details are Describe's lines for a log.
+func (s *ImageDir) details() []string {
 	lines := []string{"--image-dir " + s.Path + ": " + string(s.Layout) + " layout"}
 	var binaries []*Artifact
 	for _, name := range Binaries {
@@ -46,13 +53,16 @@ func (s *Source) Describe() []string {
 	if len(s.Archives) == 0 {
 		lines = append(lines, "no image archives"+s.imagesNote())
 	}
+	if s.ignoredBinaries {
+		lines = append(lines, "its kubeadm, kubelet and kubectl are not used: --image provides them")
+	}
 	return lines
 }
 
 // Picked returns one line naming the folders Open picked where the layout
 // left it a choice (for a build tree: the binaries folder among several,
 // and the image archives folder), or "" for the other layouts.
-func (s *Source) Picked() string {
+func (s *ImageDir) Picked() string {
 	if s.Layout != LayoutBuildTree {
 		return ""
 	}
@@ -68,7 +78,7 @@ func (s *Source) Picked() string {
 }
 
 // imagesNote explains, for a build tree, why it has no image archives.
-func (s *Source) imagesNote() string {
+func (s *ImageDir) imagesNote() string {
 	switch {
 	case s.imagesDir == "":
 		return ""
@@ -86,7 +96,7 @@ type folder struct {
 
 // byFolder groups artifacts by the folder holding them, in the order the
 // folders first appear.
-func (s *Source) byFolder(artifacts []*Artifact) []*folder {
+func (s *ImageDir) byFolder(artifacts []*Artifact) []*folder {
 	var folders []*folder
 	index := map[string]*folder{}
 	for _, a := range artifacts {
@@ -104,7 +114,7 @@ func (s *Source) byFolder(artifacts []*Artifact) []*folder {
 
 // folderOf returns the folder holding a: a host folder, or
 // "<tarball>:<folder>" inside the release tarball.
-func (s *Source) folderOf(a *Artifact) string {
+func (s *ImageDir) folderOf(a *Artifact) string {
 	if a.entry != "" {
 		return s.tarball + ":" + path.Dir(a.entry)
 	}

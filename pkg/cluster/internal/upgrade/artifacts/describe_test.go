@@ -193,7 +193,7 @@ func TestDescribe(t *testing.T) {
 				t.Fatalf("Open(%s): %v", given, err)
 			}
 			want := strings.ReplaceAll(strings.Join(tc.want, "\n"), "<dir>", dir)
-			if got := strings.Join(s.Describe(), "\n"); got != want {
+			if got := strings.Join(s.details(), "\n"); got != want {
 				t.Errorf("Describe:\n%s\nwant:\n%s", got, want)
 			}
 			wantPicked := strings.ReplaceAll(tc.wantPicked, "<dir>", dir)

@@ -64,7 +64,7 @@ const releaseTarballPattern = "kubernetes-server-linux-*.tar.gz"
 //     architectures, <arch> is this machine's.
 //
 // Options: UnpackTarballIn.
-func Open(ctx context.Context, path string, options ...OpenOption) (*Source, error) {
+func Open(ctx context.Context, path string, options ...OpenOption) (*ImageDir, error) {
 	if path == "" {
 		return nil, errors.New("--image-dir is empty: " + layoutsHelp)
 	}
@@ -84,10 +84,36 @@ func Open(ctx context.Context, path string, options ...OpenOption) (*Source, err
 	return openDir(ctx, path, options)
 }
 
+// OpenArchives indexes the *.tar image archives of the folder dir, which
+// add to the images of another source (a node image): it holds no
+// binaries, and any it has are not used. A folder without archives is
+// refused: it would add nothing.
+func OpenArchives(dir string) (*ImageDir, error) {
+	info, err := os.Stat(dir)
+	if os.IsNotExist(err) {
+		return nil, errors.Errorf("--image-dir %s does not exist: with --image, give a folder of image archives (*.tar) to add to the image's images", dir)
+	}
+	if err != nil {
+		return nil, errors.Wrapf(err, "failed to read --image-dir %s", dir)
+	}
+	if !info.IsDir() {
+		return nil, errors.Errorf("--image-dir %s is not a folder: with --image, give a folder of image archives (*.tar) to add to the image's images", dir)
+	}
+	s := &ImageDir{Path: dir, Layout: LayoutArchives}
+	if err := s.indexArchiveFiles(dir); err != nil {
+		return nil, err
+	}
+	if len(s.Archives) == 0 {
+		return nil, errors.Errorf("--image-dir %s holds no image archives (*.tar): with --image, --image-dir adds archives to the image's images", dir)
+	}
+	s.ignoredBinaries = exists(filepath.Join(dir, "kubeadm"))
+	return s, nil
+}
+
 // openTarball indexes the release tarball given as path, unpacking it when
 // options say so.
-func openTarball(ctx context.Context, path, tarball string, options []OpenOption) (*Source, error) {
-	s := &Source{Path: path, Layout: LayoutReleaseTarball, tarball: tarball}
+func openTarball(ctx context.Context, path, tarball string, options []OpenOption) (*ImageDir, error) {
+	s := &ImageDir{Path: path, Layout: LayoutReleaseTarball, tarball: tarball}
 	for _, o := range options {
 		o(s)
 	}
@@ -109,7 +135,7 @@ func isTarballName(name string) bool {
 }
 
 // openDir detects the layout of the folder dir and indexes it.
-func openDir(ctx context.Context, dir string, options []OpenOption) (*Source, error) {
+func openDir(ctx context.Context, dir string, options []OpenOption) (*ImageDir, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, errors.Wrapf(err, "failed to read --image-dir %s", dir)
@@ -182,8 +208,8 @@ func isDir(path string) bool {
 
 // openFolders indexes the binaries in binDir and the image archives in
 // binDir and then in each of extra.
-func openFolders(path string, layout Layout, binDir string, extra ...string) (*Source, error) {
-	s := &Source{Path: path, Layout: layout}
+func openFolders(path string, layout Layout, binDir string, extra ...string) (*ImageDir, error) {
+	s := &ImageDir{Path: path, Layout: layout}
 	if err := s.indexBinaryFiles(binDir); err != nil {
 		return nil, err
 	}
@@ -196,7 +222,7 @@ func openFolders(path string, layout Layout, binDir string, extra ...string) (*S
 }
 
 // indexBinaryFiles indexes the required binaries in the folder dir.
-func (s *Source) indexBinaryFiles(dir string) error {
+func (s *ImageDir) indexBinaryFiles(dir string) error {
 	for _, name := range Binaries {
 		a, err := binaryFile(name, dir)
 		if err != nil {
@@ -208,7 +234,7 @@ func (s *Source) indexBinaryFiles(dir string) error {
 }
 
 // add records a in s, in storage order.
-func (s *Source) add(a *Artifact) {
+func (s *ImageDir) add(a *Artifact) {
 	a.seq = len(s.Binaries) + len(s.Archives) + 1
 	if a.Kind == KindBinary {
 		if s.Binaries == nil {
@@ -263,7 +289,7 @@ func isArchiveName(name string) bool {
 }
 
 // indexArchiveFiles indexes the *.tar files directly in dir, by name.
-func (s *Source) indexArchiveFiles(dir string) error {
+func (s *ImageDir) indexArchiveFiles(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return errors.Wrapf(err, "failed to read %s", dir)

@@ -46,7 +46,7 @@ var errStop = errors.NewWithoutStack("stop")
 // A pass that reads to the end also verifies the gzip checksum. Cancelling
 // ctx stops the pass at the next entry or its next read of the file, a few
 // kilobytes on, whichever comes first.
-func (s *Source) tarballPass(ctx context.Context, tarball string, visit func(hdr *tar.Header, r io.Reader) error) error {
+func (s *ImageDir) tarballPass(ctx context.Context, tarball string, visit func(hdr *tar.Header, r io.Reader) error) error {
 	f, err := os.Open(tarball)
 	if err != nil {
 		return errors.Wrapf(err, "failed to open release tarball %s", tarball)
@@ -130,7 +130,7 @@ func binEntry(name string) (base, dir string, ok bool) {
 // indexTarball indexes the binaries and image archives in a release
 // tarball's server/bin in a single decompression pass, archives nested in
 // it included.
-func (s *Source) indexTarball(ctx context.Context, tarball string) error {
+func (s *ImageDir) indexTarball(ctx context.Context, tarball string) error {
 	if s.Binaries == nil {
 		s.Binaries = map[string]*Artifact{}
 	}

@@ -45,6 +45,10 @@ const (
 	// _output/local/bin/linux/<arch>, and the image archives of
 	// _output/release-images/<arch>.
 	LayoutBuildTree Layout = "build-tree"
+	// LayoutArchives is a folder whose *.tar image archives are added to
+	// another source's images (OpenArchives); its binaries, if any, are
+	// not used.
+	LayoutArchives Layout = "archives"
 )
 
 // Binaries are the binaries every --image-dir must hold, in the order they
@@ -94,7 +98,7 @@ type Artifact struct {
 
 	// file is the host file holding the artifact; "" inside a tarball.
 	file string
-	// entry is the tar entry name, as stored, inside Source.tarball.
+	// entry is the tar entry name, as stored, inside ImageDir.tarball.
 	entry string
 	// seq is the position in storage order.
 	seq int
@@ -130,9 +134,9 @@ func imagesOf(refs []string) []Image {
 	return images
 }
 
-// Source is the indexed content of --image-dir. Its methods are safe for
+// ImageDir is the indexed content of --image-dir. Its methods are safe for
 // concurrent use; do not change its fields after Open.
-type Source struct {
+type ImageDir struct {
 	// Path is what the user gave.
 	Path string
 	// Layout is the layout Open detected.
@@ -157,6 +161,9 @@ type Source struct {
 	// tarball again); unpacked is that folder, which Close removes.
 	unpackIn string
 	unpacked string
+	// ignoredBinaries is set when a folder opened with OpenArchives holds
+	// kubeadm, which is not used.
+	ignoredBinaries bool
 	// passes counts decompressions of the tarball (for tests).
 	passes atomic.Int64
 }
@@ -164,9 +171,15 @@ type Source struct {
 // ArchiveFor returns the first archive providing an image whose Target or
 // Ref equals target, comparing fully qualified forms (so "busybox:latest"
 // matches "docker.io/library/busybox:latest"), or nil if none does.
-func (s *Source) ArchiveFor(target string) *Artifact {
+func (s *ImageDir) ArchiveFor(target string) *Artifact {
+	return FindArchive(s.Archives, target)
+}
+
+// FindArchive returns the first of archives providing an image whose
+// Target or Ref equals target, comparing fully qualified forms, or nil.
+func FindArchive(archives []*Artifact, target string) *Artifact {
 	want := imageref.Normalize(target)
-	for _, a := range s.Archives {
+	for _, a := range archives {
 		for _, img := range a.Images {
 			if img.Target == target || img.Ref == target ||
 				imageref.Normalize(img.Target) == want || imageref.Normalize(img.Ref) == want {
@@ -179,7 +192,7 @@ func (s *Source) ArchiveFor(target string) *Artifact {
 
 // ordered returns the artifacts in storage order: the order of the
 // tarball's entries, then host files.
-func (s *Source) ordered() []*Artifact {
+func (s *ImageDir) ordered() []*Artifact {
 	var all []*Artifact
 	for _, name := range Binaries {
 		if a := s.Binaries[name]; a != nil {

@@ -29,7 +29,7 @@ import (
 )
 
 // OpenOption configures Open.
-type OpenOption func(*Source)
+type OpenOption func(*ImageDir)
 
 // UnpackTarballIn makes Open, when --image-dir is a release tarball, write
 // the binaries and image archives it indexes to a new folder in parent
@@ -38,7 +38,7 @@ type OpenOption func(*Source)
 // those files, as for an unpacked release. Close removes the folder.
 // Folders that runs killed before their Close left in parent are removed.
 func UnpackTarballIn(parent string) OpenOption {
-	return func(s *Source) {
+	return func(s *ImageDir) {
 		if parent == "" {
 			parent = os.TempDir()
 		}
@@ -51,7 +51,7 @@ func UnpackTarballIn(parent string) OpenOption {
 const unpackPrefix = "kind-alpha-upgrade-"
 
 // Close removes what Open unpacked, if anything.
-func (s *Source) Close() error {
+func (s *ImageDir) Close() error {
 	if s.unpacked == "" {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (s *Source) Close() error {
 
 // makeUnpackDir makes the folder a release tarball is unpacked to, after
 // removing those of runs no longer running.
-func (s *Source) makeUnpackDir() error {
+func (s *ImageDir) makeUnpackDir() error {
 	removeLeftovers(s.unpackIn)
 	dir, err := os.MkdirTemp(s.unpackIn, fmt.Sprintf("%s%d-", unpackPrefix, os.Getpid()))
 	if err != nil {
@@ -116,7 +116,7 @@ type unpacking struct {
 
 // unpack starts unpacking the entry a, read from r, to its file in the
 // unpack folder.
-func (s *Source) unpack(a *Artifact, r io.Reader) (*unpacking, error) {
+func (s *ImageDir) unpack(a *Artifact, r io.Reader) (*unpacking, error) {
 	p := filepath.Join(s.unpacked, a.Name)
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {

@@ -76,7 +76,7 @@ func TestUnpackTarball(t *testing.T) {
 			if got := s.passes.Load(); got != 1 {
 				t.Errorf("the tarball was decompressed %d times, want once (by Open)", got)
 			}
-			if got := strings.Join(s.Describe(), "\n"); !strings.Contains(got, "kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin") {
+			if got := strings.Join(s.details(), "\n"); !strings.Contains(got, "kubernetes-server-linux-amd64.tar.gz:kubernetes/server/bin") {
 				t.Errorf("Describe says\n%s\nwant the tarball's folder named", got)
 			}
 			unpacked, _ := filepath.Glob(filepath.Join(parent, unpackPrefix+"*"))

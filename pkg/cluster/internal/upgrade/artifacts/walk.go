@@ -36,7 +36,7 @@ import (
 // Walks may run concurrently. Cancelling ctx stops a Walk within a few
 // kilobytes of the tarball, or before the next host file; a file already
 // handed to fn is fn's to stop.
-func (s *Source) Walk(ctx context.Context, want func(*Artifact) bool, fn func(a *Artifact, r io.Reader) error) error {
+func (s *ImageDir) Walk(ctx context.Context, want func(*Artifact) bool, fn func(a *Artifact, r io.Reader) error) error {
 	inTarball := map[string]*Artifact{}
 	var files []*Artifact
 	for _, a := range s.ordered() {
@@ -68,7 +68,7 @@ func (s *Source) Walk(ctx context.Context, want func(*Artifact) bool, fn func(a 
 
 // walkTarball hands fn the wanted entries of the tarball in one pass, which
 // ends as soon as the last one has been handed.
-func (s *Source) walkTarball(ctx context.Context, wanted map[string]*Artifact, fn func(a *Artifact, r io.Reader) error) error {
+func (s *ImageDir) walkTarball(ctx context.Context, wanted map[string]*Artifact, fn func(a *Artifact, r io.Reader) error) error {
 	err := s.tarballPass(ctx, s.tarball, func(hdr *tar.Header, r io.Reader) error {
 		a := wanted[hdr.Name]
 		if a == nil || hdr.Typeflag != tar.TypeReg {

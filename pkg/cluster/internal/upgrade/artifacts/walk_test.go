@@ -400,7 +400,7 @@ func TestWalkArtifactsBuiltOutsideOpen(t *testing.T) {
 		{Name: "kubeadm", Body: []byte("kubeadm"), Mode: 0o755},
 		{Name: "a.tar", Body: []byte("archive")},
 	})
-	s := &Source{
+	s := &ImageDir{
 		Path:     dir,
 		Layout:   LayoutFlat,
 		Binaries: map[string]*Artifact{"kubeadm": {Name: "kubeadm", Path: filepath.Join(dir, "kubeadm"), Kind: KindBinary}},

@@ -171,12 +171,22 @@ type Cluster struct {
 	// BarePods are pods without a controller, by node: kubectl drain
 	// refuses to delete them unless forced, and then they are gone.
 	BarePods map[string][]string
+	// Deleting are the BarePods ("namespace/name") being deleted, and
+	// TerminatingNamespaces the namespaces being deleted: their pods are
+	// listed as such, kubectl drain still refuses them, and `kubectl wait
+	// --for=delete` sees them go.
+	Deleting, TerminatingNamespaces map[string]bool
 	// KubeletConfig is the kubelet key of the kubelet-config ConfigMap,
 	// which kubeadm upgrade writes to /var/lib/kubelet/config.yaml.
 	KubeletConfig string
 	// Delays are how long changes take to settle; NewCluster sets small
 	// ones, so that every test goes through them.
 	Delays Delays
+	// CutImports makes the next CutImports `ctr images import` commands
+	// fail as containerd's does when the stream into the node lost its end
+	// (seen once in CI on Docker 20.10): they read all of their stdin, but
+	// less than the archive.
+	CutImports int
 	// FlakyAPI makes the first try of every distinct kubectl request fail
 	// the way a load balancer switching API servers, or an etcd leader
 	// election, fails a request.
@@ -216,6 +226,12 @@ type Cluster struct {
 	apiRefusals, apiDenials int
 	// flaked are the kubectl requests FlakyAPI has failed once.
 	flaked map[string]bool
+	// provider is the host's provider CLI, made by Provider.
+	provider *Provider
+	// Registry are the images the nodes can pull (normalized refs), as
+	// when they reach their registry through a proxy; nil: the nodes are
+	// offline and every pull fails as it fails there.
+	Registry map[string]bool
 }
 
 // NewCluster returns a healthy cluster at version with the given number of

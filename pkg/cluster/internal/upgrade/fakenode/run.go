@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,16 +72,11 @@ func (c *cmd) Run() error {
 	}
 	cl := c.node.cluster
 	cl.mu.Lock()
-	cl.seq++
-	call := Call{Seq: cl.seq, Node: c.node.Name, About: c.about(), Argv: c.argv}
+	call := Call{Node: c.node.Name, About: c.about(), Argv: c.argv}
 	if c.stdin != nil {
 		call.Stdin = digest(input)
 	}
-	cl.keyCounts[call.Key()]++
-	fail := call.Key() == cl.failKey && cl.keyCounts[call.Key()] == cl.failOccurrence
-	if call.Key() == cl.cancelKey && cl.keyCounts[call.Key()] == cl.cancelOccurrence {
-		cl.cancel()
-	}
+	call, fail := cl.startCall(call)
 	var out string
 	code := 0
 	switch {
@@ -107,6 +103,19 @@ func (c *cmd) Run() error {
 		_, _ = io.WriteString(c.stdout, out)
 	}
 	return nil
+}
+
+// startCall numbers and counts call, calls CancelOn's function when
+// CancelOn picked it, and says whether FailOn picked it. The cluster is
+// locked.
+func (c *Cluster) startCall(call Call) (Call, bool) {
+	c.seq++
+	call.Seq = c.seq
+	c.keyCounts[call.Key()]++
+	if call.Key() == c.cancelKey && c.keyCounts[call.Key()] == c.cancelOccurrence {
+		c.cancel()
+	}
+	return call, call.Key() == c.failKey && c.keyCounts[call.Key()] == c.failOccurrence
 }
 
 func (c *cmd) fail(code int, out string) error {
@@ -276,6 +285,8 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 		return n.runShell(args, stdin)
 	case "ctr":
 		return n.runCtr(args, stdin)
+	case "crictl":
+		return n.runCrictl(args)
 	case "systemctl":
 		return n.runSystemctl(args)
 	case "kubectl", "/usr/bin/kubectl":
@@ -448,6 +459,11 @@ func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
 		}
 		if n.OldCtr && slices.Contains(args, "--local") {
 			return "Incorrect Usage: flag provided but not defined: -local", 1
+		}
+		if n.cluster.CutImports > 0 {
+			// containerd's words for the cut stream, as the CI run printed them
+			n.cluster.CutImports--
+			return `ctr: failed to ingest "index.json": short read: expected 382 bytes but got 0: unexpected EOF`, 1
 		}
 		content, err := readArchive(bytes.NewReader(stdin))
 		if err != nil {
@@ -745,8 +761,10 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		return c.kubeletPods(strings.TrimSuffix(strings.TrimPrefix(joined, "get --raw=/api/v1/nodes/"), "/proxy/pods"))
 	case joined == "get --raw=/version":
 		return toJSON(map[string]string{"gitVersion": c.KubernetesVersion}), 0
-	case joined == "get pods --all-namespaces -o json":
-		return toJSON(map[string]interface{}{"items": c.pods()}), 0
+	case joined == "get namespaces,pods --all-namespaces -o json":
+		return toJSON(map[string]interface{}{"kind": "List", "items": append(c.namespaces(), c.pods()...)}), 0
+	case len(args) >= 3 && args[0] == "wait" && args[1] == "--for=delete" && strings.HasPrefix(args[2], "pod/"):
+		return c.waitDeleted(flagValue(args, "--namespace=")+"/"+strings.TrimPrefix(args[2], "pod/"), flagValue(args, "--timeout="))
 	case len(args) >= 2 && args[0] == "drain":
 		target := c.Node(args[1])
 		if target == nil {
@@ -938,6 +956,46 @@ func (c *Cluster) kubeletPods(node string) (string, int) {
 	return toJSON(map[string]interface{}{"kind": "PodList", "items": n.staticPodObjects(synced, n.podsUnready == 0)}), 0
 }
 
+// namespaces are those of the pods, as the API lists them.
+func (c *Cluster) namespaces() []interface{} {
+	names := map[string]bool{"default": true, "kube-system": true}
+	for _, bare := range c.BarePods {
+		for _, name := range bare {
+			namespace, _, _ := strings.Cut(name, "/")
+			names[namespace] = true
+		}
+	}
+	var items []interface{}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		metadata := map[string]interface{}{"name": name}
+		phase := "Active"
+		if c.TerminatingNamespaces[name] {
+			metadata["deletionTimestamp"] = "2026-12-02T10:53:22Z"
+			phase = "Terminating"
+		}
+		items = append(items, map[string]interface{}{"kind": "Namespace", "metadata": metadata, "status": map[string]interface{}{"phase": phase}})
+	}
+	return items
+}
+
+// waitDeleted answers `kubectl wait --for=delete pod/...` for pod
+// ("namespace/name"): a bare pod being deleted is gone at the end of the
+// wait, one that is not stays until the timeout.
+func (c *Cluster) waitDeleted(pod, timeout string) (string, int) {
+	namespace, name, _ := strings.Cut(pod, "/")
+	for node, bare := range c.BarePods {
+		i := slices.Index(bare, pod)
+		if i < 0 {
+			continue
+		}
+		if !c.Deleting[pod] && !c.TerminatingNamespaces[namespace] {
+			return "error: timed out waiting for the condition on pods/" + name + " (after " + timeout + ")", 1
+		}
+		c.BarePods[node] = slices.Delete(bare, i, i+1)
+	}
+	return "pod/" + name + " condition met", 0
+}
+
 // pods are the bare pods, plus one pod of a Deployment per schedulable
 // node and the static pods' mirrors, as the API lists them.
 func (c *Cluster) pods() []interface{} {
@@ -946,14 +1004,20 @@ func (c *Cluster) pods() []interface{} {
 	for _, n := range c.Nodes {
 		for _, name := range c.BarePods[n.Name] {
 			namespace, pod, _ := strings.Cut(name, "/")
+			metadata := map[string]interface{}{"namespace": namespace, "name": pod}
+			if c.Deleting[name] {
+				metadata["deletionTimestamp"] = "2026-12-02T10:53:22Z"
+			}
 			items = append(items, map[string]interface{}{
-				"metadata": map[string]interface{}{"namespace": namespace, "name": pod},
+				"kind":     "Pod",
+				"metadata": metadata,
 				"spec":     map[string]interface{}{"nodeName": n.Name},
 				"status":   map[string]interface{}{"phase": "Running"},
 			})
 		}
 		if !n.NoSchedule {
 			items = append(items, map[string]interface{}{
+				"kind": "Pod",
 				"metadata": map[string]interface{}{"namespace": "default", "name": "app-" + n.Name,
 					"ownerReferences": []interface{}{map[string]interface{}{"kind": "ReplicaSet", "controller": yes}}},
 				"spec":   map[string]interface{}{"nodeName": n.Name},
@@ -965,6 +1029,7 @@ func (c *Cluster) pods() []interface{} {
 				continue
 			}
 			items = append(items, map[string]interface{}{
+				"kind": "Pod",
 				"metadata": map[string]interface{}{"namespace": "kube-system", "name": component + "-" + n.Name,
 					"annotations":     map[string]string{"kubernetes.io/config.mirror": "x"},
 					"ownerReferences": []interface{}{map[string]interface{}{"kind": "Node", "controller": yes}}},
@@ -1010,4 +1075,24 @@ func (c *Cluster) storageWorkloads() []interface{} {
 			"status":   map[string]interface{}{"observedGeneration": 1, "updatedReplicas": one, "availableReplicas": available},
 		},
 	}
+}
+
+// runCrictl simulates `crictl pull IMAGE` through the node's containerd:
+// it succeeds for an image of the cluster's Registry and fails, as crictl
+// fails on a node that cannot reach the registry, for any other.
+func (n *Node) runCrictl(args []string) (string, int) {
+	if len(args) != 2 || args[0] != "pull" {
+		return "crictl: unknown command " + strings.Join(args, " "), 1
+	}
+	ref := imageref.Normalize(args[1])
+	if !n.cluster.Registry[ref] {
+		// what crictl prints on a kind node that reaches no registry
+		host, rest, _ := strings.Cut(strings.TrimPrefix(ref, "docker.io/"), "/")
+		repo, tag, _ := strings.Cut(rest, ":")
+		why := fmt.Sprintf(`failed to pull and unpack image \"%s\": failed to resolve reference \"%s\": failed to do request: Head \"https://%s/v2/%s/manifests/%s\": dial tcp: lookup %s on 172.18.0.1:53: no such host`, ref, ref, host, repo, tag, host)
+		return fmt.Sprintf("E1202 04:04:31.265326    1455 remote_image.go:250] \"PullImage from image service failed\" err=\"rpc error: code = Unknown desc = %s\" image=\"%s\"\n"+
+			"time=\"2026-12-02T04:04:31Z\" level=fatal msg=\"pulling image: %s\"\n", why, ref, why), 1
+	}
+	n.Images[ref] = false
+	return "Image is up to date for sha256:" + digest([]byte(ref)) + "\n", 0
 }

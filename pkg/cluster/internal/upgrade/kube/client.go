@@ -130,9 +130,10 @@ func (c Client) KubeletPods(ctx context.Context, node string) ([]Pod, error) {
 	return ParsePodList(out)
 }
 
-// Pods lists the pods of every namespace.
+// Pods lists the pods of every namespace, those of a namespace being
+// deleted as Deleting (one request lists both).
 func (c Client) Pods(ctx context.Context) ([]Pod, error) {
-	out, err := c.output(ctx, "get", "pods", "--all-namespaces", "-o", "json")
+	out, err := c.output(ctx, "get", "namespaces,pods", "--all-namespaces", "-o", "json")
 	if err != nil {
 		return nil, err
 	}

@@ -120,18 +120,25 @@ type Pod struct {
 	// controller: true), that is not a static pod's mirror and that has not
 	// finished.
 	Unmanaged bool
+	// Deleting is true for a pod that is going away without anyone else's
+	// help: it has a deletion timestamp, or its namespace is being deleted
+	// (the namespace controller deletes the pod soon).
+	Deleting bool
 }
 
 // mirrorAnnotation marks the API server's mirror of a static pod.
 const mirrorAnnotation = "kubernetes.io/config.mirror"
 
 type podObject struct {
+	// Kind is set in a list of several kinds (kubectl get namespaces,pods).
+	Kind     string `json:"kind"`
 	Metadata struct {
-		Namespace       string            `json:"namespace"`
-		Name            string            `json:"name"`
-		Labels          map[string]string `json:"labels"`
-		Annotations     map[string]string `json:"annotations"`
-		OwnerReferences []struct {
+		Namespace         string            `json:"namespace"`
+		DeletionTimestamp *string           `json:"deletionTimestamp"`
+		Name              string            `json:"name"`
+		Labels            map[string]string `json:"labels"`
+		Annotations       map[string]string `json:"annotations"`
+		OwnerReferences   []struct {
 			Controller *bool `json:"controller"`
 		} `json:"ownerReferences"`
 	} `json:"metadata"`
@@ -157,6 +164,7 @@ func (o podObject) pod() Pod {
 		NodeName:  o.Spec.NodeName,
 		Component: o.Metadata.Labels["component"],
 		Ready:     isTrue(o.Status.Conditions, "Ready"),
+		Deleting:  o.Metadata.DeletionTimestamp != nil,
 	}
 	controlled := false
 	for _, ref := range o.Metadata.OwnerReferences {
@@ -174,7 +182,9 @@ func (o podObject) pod() Pod {
 	return p
 }
 
-// ParsePodList parses `kubectl get pods -o json`.
+// ParsePodList parses `kubectl get pods -o json`, or the pods of
+// `kubectl get namespaces,pods -o json`, where a pod of a namespace being
+// deleted is Deleting.
 func ParsePodList(b []byte) ([]Pod, error) {
 	var list struct {
 		Items []podObject `json:"items"`
@@ -182,9 +192,20 @@ func ParsePodList(b []byte) ([]Pod, error) {
 	if err := json.Unmarshal(b, &list); err != nil {
 		return nil, errors.Wrap(err, "failed to parse pod list")
 	}
+	terminating := map[string]bool{}
+	for _, item := range list.Items {
+		if item.Kind == "Namespace" {
+			terminating[item.Metadata.Name] = item.Metadata.DeletionTimestamp != nil || item.Status.Phase == "Terminating"
+		}
+	}
 	pods := make([]Pod, 0, len(list.Items))
 	for _, item := range list.Items {
-		pods = append(pods, item.pod())
+		if item.Kind != "" && item.Kind != "Pod" {
+			continue
+		}
+		p := item.pod()
+		p.Deleting = p.Deleting || terminating[p.Namespace]
+		pods = append(pods, p)
 	}
 	return pods, nil
 }

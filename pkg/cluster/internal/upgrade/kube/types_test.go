@@ -226,3 +226,29 @@ func TestParsePodListUnmanaged(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePodListDeleting: in `kubectl get namespaces,pods -o json`, a pod
+// with a deletion timestamp or in a namespace being deleted is Deleting,
+// and the namespaces are not pods.
+func TestParsePodListDeleting(t *testing.T) {
+	t.Parallel()
+	pods, err := ParsePodList([]byte(`{"kind":"List","items":[
+{"kind":"Namespace","metadata":{"name":"default"},"status":{"phase":"Active"}},
+{"kind":"Namespace","metadata":{"name":"gone","deletionTimestamp":"2026-12-02T10:53:22Z"},"status":{"phase":"Terminating"}},
+{"kind":"Pod","metadata":{"namespace":"default","name":"bare"},"spec":{"nodeName":"w"},"status":{"phase":"Running"}},
+{"kind":"Pod","metadata":{"namespace":"default","name":"stopping","deletionTimestamp":"2026-12-02T10:53:22Z"},"spec":{"nodeName":"w"},"status":{"phase":"Running"}},
+{"kind":"Pod","metadata":{"namespace":"gone","name":"left"},"spec":{"nodeName":"w"},"status":{"phase":"Running"}}
+]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"bare": false, "stopping": true, "left": true}
+	if len(pods) != len(want) {
+		t.Fatalf("parsed %d pods, want %d: %+v", len(pods), len(want), pods)
+	}
+	for _, p := range pods {
+		if d, ok := want[p.Name]; !ok || p.Deleting != d || !p.Unmanaged {
+			t.Errorf("pod %s/%s Deleting=%v Unmanaged=%v, want Deleting=%v, unmanaged", p.Namespace, p.Name, p.Deleting, p.Unmanaged, d)
+		}
+	}
+}

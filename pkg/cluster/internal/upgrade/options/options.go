@@ -44,8 +44,16 @@ type Upgrade struct {
 	// ProviderCommand is the node provider's command (docker, podman,
 	// nerdctl...), for the fixes errors suggest; see Provider.
 	ProviderCommand string
-	// ImageDir is where the target's binaries and image archives are.
+	// Image is a kind node image holding the target (--image); with
+	// ImageDir, the folder adds image archives to the image's.
+	Image string
+	// ImageDir is where the target's binaries and image archives are
+	// (--image-dir).
 	ImageDir string
+	// PullPolicy says whether the nodes may pull, from their registry, an
+	// image kubeadm needs that is neither on them nor in the source:
+	// PullIfNotPresent (the default, also for "") or PullNever.
+	PullPolicy string
 	// DryRun checks everything and prints the plan, changing nothing.
 	DryRun bool
 	// SkipPhases are the phases not to run.
@@ -68,6 +76,17 @@ type Upgrade struct {
 	PollInterval time.Duration
 }
 
+// The pull policies, spelled as kubeadm's and Kubernetes' imagePullPolicy.
+const (
+	PullIfNotPresent = "IfNotPresent"
+	PullNever        = "Never"
+)
+
+// MayPull reports whether the nodes may pull what the source lacks.
+func (o Upgrade) MayPull() bool {
+	return o.PullPolicy != PullNever
+}
+
 // Defaults returns the choices of a run nobody changed anything of.
 func Defaults() Upgrade {
 	return Upgrade{Wait: DefaultWait, ParallelWorkers: 1, Settle: DefaultSettle, PollInterval: time.Second}
@@ -82,10 +101,20 @@ func (o Upgrade) Validate() error {
 	if o.ParallelWorkers < 1 {
 		return errors.Errorf("the number of workers to upgrade at once must be at least 1, not %d", o.ParallelWorkers)
 	}
-	if o.ImageDir == "" {
-		return errors.New("--image-dir is required: a folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images")
+	switch o.PullPolicy {
+	case "", PullIfNotPresent, PullNever:
+	default:
+		return errors.Errorf("--image-pull-policy must be %s or %s, not %q", PullIfNotPresent, PullNever, o.PullPolicy)
 	}
-	if _, err := os.Stat(o.ImageDir); os.IsNotExist(err) {
+	if o.ImageDir == "" && o.Image == "" {
+		return errors.New("--image or --image-dir is required: a kind node image of the target Kubernetes version (e.g. kindest/node:v1.37.0), or a folder (or release tarball) holding its kubeadm, kubelet, kubectl and images")
+	}
+	if o.ImageDir == "" {
+		return nil
+	}
+	if _, err := os.Stat(o.ImageDir); os.IsNotExist(err) && o.Image != "" {
+		return errors.Errorf("--image-dir %s does not exist: with --image, give a folder of image archives (*.tar) to add to the image's images", o.ImageDir)
+	} else if os.IsNotExist(err) {
 		return errors.Errorf("--image-dir %s does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images", o.ImageDir)
 	} else if err != nil {
 		return errors.Wrap(err, "cannot read --image-dir")

@@ -28,6 +28,9 @@ type Plan struct {
 	From string `json:"from"`
 	// To is the target Kubernetes version.
 	To string `json:"to"`
+	// Source is where the target comes from, as the flags name it:
+	// "--image kindest/node:v1.37.2", "--image-dir /tmp/v1.37.2".
+	Source string `json:"source,omitempty"`
 	// Images are the images kubeadm needs for the target.
 	Images []string `json:"images"`
 	// Nodes in the order the upgrade visits them.
@@ -45,8 +48,12 @@ type Node struct {
 	Bootstrap bool   `json:"bootstrap,omitempty"`
 	From      string `json:"from"`
 	To        string `json:"to"`
-	// Load are the image archives this node gets from --image-dir.
+	// Load are the image archives this node gets from the source: file
+	// names of --image-dir, image references of --image.
 	Load []string `json:"load,omitempty"`
+	// Pull are the images the node pulls from their registry: no source
+	// provides them.
+	Pull []string `json:"pull,omitempty"`
 	// Steps are "<phase>: <step>" in execution order.
 	Steps []string `json:"steps"`
 }
@@ -55,6 +62,9 @@ type Node struct {
 func (p *Plan) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Upgrade plan: %s -> %s\n", p.From, p.To)
+	if p.Source != "" {
+		fmt.Fprintf(&b, "Source: %s\n", p.Source)
+	}
 	if len(p.SkippedPhases) > 0 {
 		fmt.Fprintf(&b, "Skipped phases: %s\n", strings.Join(p.SkippedPhases, ", "))
 	}
@@ -70,6 +80,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nNode %s (%s): %s -> %s\n", n.Name, role, n.From, n.To)
 		if len(n.Load) > 0 {
 			fmt.Fprintf(&b, "  loads: %s\n", strings.Join(n.Load, ", "))
+		}
+		if len(n.Pull) > 0 {
+			fmt.Fprintf(&b, "  pulls: %s\n", strings.Join(n.Pull, ", "))
 		}
 		for i, step := range n.Steps {
 			fmt.Fprintf(&b, "  %2d. %s\n", i+1, step)

@@ -37,6 +37,7 @@ const (
 	LoadStage          = "load-artifacts/stage"
 	LoadStagedVersions = "load-artifacts/staged-versions"
 	LoadImport         = "load-artifacts/import"
+	LoadPull           = "load-artifacts/pull"
 	LoadPin            = "load-artifacts/pin"
 
 	ControlPlaneApply = "control-plane/kubeadm-upgrade-apply"
@@ -64,7 +65,7 @@ func All() []string {
 	return []string{
 		PreflightNodes, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
 		PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
-		LoadStage, LoadStagedVersions, LoadImport, LoadPin,
+		LoadStage, LoadStagedVersions, LoadImport, LoadPull, LoadPin,
 		ControlPlaneApply, ControlPlaneNode, ControlPlaneWait,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,

@@ -50,9 +50,15 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Args:  cobra.NoArgs,
 		Use:   "upgrade",
-		Short: "Upgrades a kind cluster in place to the Kubernetes version in --image-dir",
+		Short: "Upgrades a kind cluster in place to the Kubernetes version of --image or --image-dir",
 		Long:  longHelp(),
-		Example: `  # upgrade the cluster "kind" to the release unpacked in ./kubernetes
+		Example: `  # upgrade the cluster "kind" to the Kubernetes version of a node image
+  kind create cluster --image kindest/node:v1.36.3 && kind alpha upgrade --image kindest/node:v1.37.2
+
+  # the same offline: the image, plus the archives it lacks (kubeadm's pause)
+  kind alpha upgrade --image kindest/node:v1.37.2 --image-dir ./extra-archives
+
+  # upgrade the cluster "kind" to the release unpacked in ./kubernetes
   kind alpha upgrade --image-dir ./kubernetes/server/bin
 
   # show what would happen, change nothing
@@ -71,7 +77,9 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 		},
 	}
 	c.Flags().StringVarP(&flags.Name, "name", "n", kindcluster.DefaultName, "the cluster to upgrade; overrides KIND_CLUSTER_NAME")
-	c.Flags().StringVar(&flags.ImageDir, "image-dir", "", "where the target version's kubeadm, kubelet, kubectl and image archives are (required; see the layouts above)")
+	c.Flags().StringVar(&flags.Image, "image", "", "a kind node image of the target version, as for kind create cluster --image (pulled when not on the host); with --image-dir, that folder's *.tar archives add to its images")
+	c.Flags().StringVar(&flags.ImageDir, "image-dir", "", "where the target version's kubeadm, kubelet, kubectl and image archives are (see the layouts above); --image or --image-dir is required")
+	c.Flags().StringVar(&flags.PullPolicy, "image-pull-policy", cluster.ImagePullIfNotPresent, `whether the nodes may pull, from their registry, an image kubeadm needs that is neither on them nor in --image or --image-dir: "IfNotPresent" (preflight pulls it on one node to prove they can) or "Never"`)
 	c.Flags().BoolVar(&flags.DryRun, "dry-run", false, "run the preflight checks and print the plan on stdout without changing anything")
 	c.Flags().StringSliceVar(&flags.SkipPhases, "skip-phases", nil, "phases to skip, comma separated (see the list of phases above)")
 	c.Flags().DurationVar(&flags.Wait, "wait", flags.Wait, "how long to wait for each node, its pods or a drain to become ready")
@@ -79,15 +87,32 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 	c.Flags().BoolVar(&flags.Force, "force", false, "drain nodes even if they run pods that no controller recreates: those pods are deleted and lost (as kubectl drain --force)")
 	c.Flags().IntVar(&flags.ParallelWorkers, "parallel-workers", flags.ParallelWorkers, "how many worker nodes to drain and upgrade at once (control-plane nodes are always upgraded one at a time; drains respect PodDisruptionBudgets)")
 	c.Flags().StringVarP(&flags.Output, "output", "o", "text", `"text", or "json" for one JSON event per line on stdout (phase, node and step started/finished, duration, outcome)`)
-	_ = c.MarkFlagRequired("image-dir")
 	return c
 }
 
 func longHelp() string {
 	var b strings.Builder
 	b.WriteString(`Upgrades an existing kind cluster in place to the Kubernetes version of the
-kubeadm found in --image-dir. Nothing is baked into node images and the kind
-cluster config is not needed or changed.
+kubeadm in --image or --image-dir. The nodes keep their containers and
+images; the kind cluster config is not needed or changed.
+
+--image is a kind node image (kindest/node:<version>, or one kind build
+node-image made), named as for kind create cluster --image and pulled through
+the provider when it is not on the host. Its /usr/bin/kubeadm, kubelet and
+kubectl and the images of its containerd store go to the nodes through a
+short-lived helper container of the image (no network, removed at the end):
+the binaries streamed with the provider's copy command, each image exported
+by the image's containerd to a file in the helper and streamed from there. kind's builder keeps containerd's sandbox image in place of
+kubeadm's pause image: when the nodes lack that too, they pull it from its
+registry if they can, or add its archive with --image-dir, whose *.tar
+archives then add to the image's.
+
+An image kubeadm needs that is neither on the nodes nor in the source is
+pulled by the nodes' containerd from its registry (--image-pull-policy
+IfNotPresent, the default): preflight pulls it on the first node that needs
+it, which proves the nodes can (even in a --dry-run, which leaves it there),
+and refuses with both fixes when they cannot; the other nodes pull it while
+loading. --image-pull-policy Never forbids pulls.
 
 --image-dir may be:
   - a release's kubernetes/server/bin (kubeadm, kubelet, kubectl, kube-*.tar),
@@ -114,7 +139,7 @@ Phases, in order:
 Everything is checked before anything changes: a missing cluster, a stopped
 node, a downgrade, a skipped minor version, binaries for another
 architecture, a corrupt archive, an image kubeadm needs that is neither on
-the nodes nor in --image-dir, or a host whose cgroups, swap or inotify limits
+the nodes nor in the image or --image-dir, or a host whose cgroups, swap or inotify limits
 (counted over every kind node on it) would keep the new kubelets from
 starting are refused with the reason and the fix. A kubelet that keeps
 exiting after its restart stops the command at once, quoting its own error

@@ -34,6 +34,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
@@ -66,26 +67,46 @@ func (a *action) Execute(ctx *actions.Context) error {
 		wg     sync.WaitGroup
 		mu     sync.Mutex
 		failed []error
+		// stop is set, under mu, when a worker's step fails and before
+		// its failure is reported; a worker is started, and its start
+		// reported, under mu too: no worker's start is reported after
+		// another's failure
+		stop bool
 	)
 	for _, n := range ctx.State.Workers {
 		slots <- struct{}{}
 		mu.Lock()
-		stop := len(failed) > 0
-		mu.Unlock()
 		if stop {
+			mu.Unlock()
 			<-slots
 			break
 		}
+		started := make(chan struct{})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if err := ctx.RunSteps(Phase, n.String(), Steps(ctx, n)); err != nil {
+			var once sync.Once
+			hooks := actions.StepHooks{
+				Started: func() { once.Do(func() { close(started) }) },
+				Failing: func() {
+					mu.Lock()
+					stop = true
+					mu.Unlock()
+				},
+			}
+			err := ctx.RunStepsWith(Phase, n.String(), Steps(ctx, n), hooks)
+			// a run that fails before it starts (none does today)
+			hooks.Started()
+			if err != nil {
 				mu.Lock()
+				stop = true
 				failed = append(failed, err)
 				mu.Unlock()
 			}
 		}()
+		<-started
+		mu.Unlock()
 	}
 	wg.Wait()
 	return errors.NewAggregate(failed)
@@ -230,15 +251,51 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 	_, ours := kn.Annotations[actions.DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
-		return drainBlocked(n, client.Run(ctx, drainArgs(ctx, n)...))
+		return runDrain(ctx, n)
 	}
 	if err := patchNode(ctx, n, true, actions.Cordoned); err != nil {
 		return err
 	}
-	if err := client.Run(ctx, drainArgs(ctx, n)...); err != nil {
-		return drainBlocked(n, err)
+	if err := runDrain(ctx, n); err != nil {
+		return err
 	}
 	return patchNode(ctx, n, true, actions.Drained)
+}
+
+// runDrain runs kubectl drain on n. kubectl refuses a pod no controller
+// recreates even while it is being deleted (by itself, or with its
+// namespace), which preflight lets pass: then runDrain waits for those pods
+// to be gone, within --wait, and drains once more.
+func runDrain(ctx *actions.Context, n nodes.Node) error {
+	client := ctx.Kube()
+	err := client.Run(ctx, drainArgs(ctx, n)...)
+	if err == nil || !strings.Contains(err.Error(), "declare no controller") {
+		return drainBlocked(n, err)
+	}
+	pods, listErr := client.Pods(ctx)
+	if listErr != nil {
+		return errors.Wrapf(err, "and listing the pods of node %q to see whether they are being deleted failed: %v", n, listErr)
+	}
+	var deleting []kube.Pod
+	for _, p := range pods {
+		if p.NodeName != n.String() || !p.Unmanaged {
+			continue
+		}
+		if !p.Deleting {
+			// one that stays: kubectl's refusal stands
+			return err
+		}
+		deleting = append(deleting, p)
+	}
+	for _, p := range deleting {
+		start := time.Now()
+		ctx.Logger.V(0).Infof("Waiting for pod %s/%s, which is being deleted, to leave node %s before draining it", p.Namespace, p.Name, n)
+		if err := client.Run(ctx, "wait", "--for=delete", "pod/"+p.Name, "--namespace="+p.Namespace, "--timeout="+ctx.Options.Wait.String()); err != nil {
+			return errors.Wrapf(err, "pod %s/%s is being deleted but is still on node %q after --wait (%s), and kubectl drain does not evict a pod no controller recreates: wait until it is gone (kubectl get pod %s --namespace=%s), then run the same command again", p.Namespace, p.Name, n, ctx.Options.Wait, p.Name, p.Namespace)
+		}
+		ctx.Logger.V(1).Infof("Pod %s/%s left node %s after %s", p.Namespace, p.Name, n, time.Since(start).Round(time.Millisecond))
+	}
+	return drainBlocked(n, client.Run(ctx, drainArgs(ctx, n)...))
 }
 
 // patchNode cordons (or uncordons) n and sets actions.DrainedAnnotation

@@ -120,6 +120,17 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Run: func() error { return importImages(ctx, n, info.Load) },
 		},
 		actions.Task{
+			ID:   stepid.LoadPull,
+			Name: fmt.Sprintf("pulling %d image(s) from their registry", len(info.Pull)),
+			Done: func() (bool, string, error) {
+				if len(info.Pull) == 0 {
+					return true, "no image to pull", nil
+				}
+				return false, "", nil
+			},
+			Run: func() error { return pullImages(ctx, n, info.Pull) },
+		},
+		actions.Task{
 			// always: cheap, and an interrupted import may have left
 			// images unpinned
 			ID:   stepid.LoadPin,
@@ -127,6 +138,22 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Run:  func() error { return pin(ctx, n, info.Needed) },
 		},
 	}
+}
+
+// pullImages pulls images on n through its containerd (crictl: the CRI,
+// with the node's registry configuration and proxy), as preflight did on
+// the first node that needed each.
+func pullImages(ctx *actions.Context, n nodes.Node, images []string) error {
+	for _, image := range images {
+		ctx.Logger.V(1).Infof("%s: %s: pulling %s", Phase, n, image)
+		if out, err := actions.PullImage(ctx, n, image); err != nil {
+			if ctx.Err() != nil {
+				return errors.Wrapf(err, "cancelled while pulling %s on node %q", image, n)
+			}
+			return errors.Wrapf(err, "failed to pull %s on node %q (preflight pulled it on another node): %s", image, n, strings.TrimSpace(out))
+		}
+	}
+	return nil
 }
 
 // pin keeps the kubelet's image garbage collection away from images, in
@@ -155,7 +182,7 @@ func unstaged(ctx *actions.Context, n nodes.Node) (map[*artifacts.Artifact]bool,
 	missing := map[*artifacts.Artifact]bool{}
 	for i, name := range artifacts.Binaries {
 		if !found[i] {
-			missing[ctx.Source.Binaries[name]] = true
+			missing[ctx.Source.Binary(name)] = true
 		}
 	}
 	return missing, nil
@@ -188,10 +215,10 @@ func checkStaged(ctx *actions.Context, n nodes.Node) error {
 		}
 		got, err := plan.ParseBinaryVersion(string(out))
 		if err != nil {
-			return errors.Wrapf(err, "failed to read the version of %s in --image-dir", c.name)
+			return errors.Wrapf(err, "failed to read the version of %s in %s", c.name, ctx.Source.Name())
 		}
 		if got != st.Target {
-			return errors.Errorf("%s in --image-dir is %s but kubeadm is %s: --image-dir must hold one Kubernetes release", c.name, got, st.Target)
+			return errors.Errorf("%s in %s is %s but kubeadm is %s: the source must hold one Kubernetes release", c.name, ctx.Source.Name(), got, st.Target)
 		}
 	}
 	return nil
@@ -220,36 +247,102 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 		args = append(args, "--local")
 	}
 	arch := ctx.State.Info[n.String()].Arch
-	wanted := map[*artifacts.Artifact]bool{}
+	remaining := map[*artifacts.Artifact]bool{}
 	for _, a := range load {
-		wanted[a] = true
+		remaining[a] = true
 	}
-	return ctx.Source.Walk(ctx,
-		func(a *artifacts.Artifact) bool { return wanted[a] },
-		func(a *artifacts.Artifact, r io.Reader) error {
-			ctx.Logger.V(1).Infof("%s: %s: importing %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
-			cmd := n.CommandContext(ctx, "ctr", append(append(args, ImportPlatforms(a, arch)...), "-")...).SetStdin(r)
-			if err := cmd.Run(); err != nil {
-				if ctx.Err() != nil {
-					return errors.Wrapf(err, "cancelled while importing %s on node %q", a.Path, n)
+	again := map[*artifacts.Artifact]bool{}
+	for {
+		// cut is the archive whose import got less than was sent to it
+		var cut *artifacts.Artifact
+		var sent int64
+		err := ctx.Source.Walk(ctx,
+			func(a *artifacts.Artifact) bool { return remaining[a] },
+			func(a *artifacts.Artifact, r io.Reader) error {
+				ctx.Logger.V(1).Infof("%s: %s: importing %s (%d MiB)", Phase, n, a.Path, a.Size>>20)
+				in := &countingReader{r: r}
+				cmd := n.CommandContext(ctx, "ctr", append(append(args, ImportPlatforms(a, arch)...), "-")...).SetStdin(in)
+				if err := cmd.Run(); err != nil {
+					if ctx.Err() != nil {
+						return errors.Wrapf(err, "cancelled while importing %s on node %q", a.Path, n)
+					}
+					if in.err == io.ErrUnexpectedEOF && !again[a] {
+						// the stream from the source ended early
+						cut, sent = a, in.n
+						return err
+					}
+					if in.err != nil {
+						return errors.Wrapf(in.err, "failed to read %s from %s while importing it on node %q", a.Path, ctx.Source.Name(), n)
+					}
+					output := ""
+					if runErr := exec.RunErrorForError(err); runErr != nil {
+						output = string(runErr.Output)
+					}
+					if strings.Contains(output, "no space left on device") {
+						return errors.Wrapf(err, "node %q ran out of disk space importing %s: free disk space where its /var/lib/containerd is (on the host, for kind's nodes: e.g. `%s system prune`) and run the same command again", n, a.Path, ctx.Options.Provider())
+					}
+					if in.eof && CutShort(output) && !again[a] {
+						cut, sent = a, in.n
+						return err
+					}
+					return errors.Wrapf(err, "failed to import %s on node %q: is the archive corrupt?", a.Path, n)
 				}
-				if runErr := exec.RunErrorForError(err); runErr != nil && strings.Contains(string(runErr.Output), "no space left on device") {
-					return errors.Wrapf(err, "node %q ran out of disk space importing %s: free disk space where its /var/lib/containerd is (on the host, for kind's nodes: e.g. `%s system prune`) and run the same command again", n, a.Path, ctx.Options.Provider())
+				for _, img := range a.Images {
+					ref, target := imageref.Normalize(img.Ref), imageref.Normalize(img.Target)
+					if ref == target {
+						continue
+					}
+					if err := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "tag", "--force", ref, target).Run(); err != nil {
+						return errors.Wrapf(err, "failed to tag %s as %s on node %q", ref, target, n)
+					}
 				}
-				return errors.Wrapf(err, "failed to import %s on node %q: is the archive corrupt?", a.Path, n)
-			}
-			for _, img := range a.Images {
-				ref, target := imageref.Normalize(img.Ref), imageref.Normalize(img.Target)
-				if ref == target {
-					continue
-				}
-				if err := n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "tag", "--force", ref, target).Run(); err != nil {
-					return errors.Wrapf(err, "failed to tag %s as %s on node %q", ref, target, n)
-				}
-			}
-			return nil
-		},
-	)
+				delete(remaining, a)
+				return nil
+			},
+		)
+		if err == nil || cut == nil {
+			return err
+		}
+		// The stream lost its end: the node's ctr read less than was sent
+		// into the provider's exec, or the stream from the source ended
+		// early (seen once in CI on Docker 20.10, with archives streamed
+		// from a node image). One more import of the same archive,
+		// streamed anew, tells that from an archive that is short itself.
+		again[cut] = true
+		ctx.Logger.Warnf("%s: %s: the import of %s was cut short after %d bytes: importing it again", Phase, n, cut.Path, sent)
+	}
+}
+
+// countingReader counts what is read through it and keeps the error of
+// the reader under it, so that a failed import tells a source that failed
+// from an import that did.
+type countingReader struct {
+	r   io.Reader
+	n   int64
+	eof bool
+	err error
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	switch {
+	case err == io.EOF:
+		c.eof = true
+	case err != nil:
+		c.err = err
+	}
+	return n, err
+}
+
+// cutShort matches ctr's errors for an archive that ends too early.
+var cutShort = regexp.MustCompile(`short read|unexpected EOF`)
+
+// CutShort reports whether ctr's output says the archive it read ended
+// too early (e.g. `ctr: failed to ingest "index.json": short read:
+// expected 382 bytes but got 0: unexpected EOF`).
+func CutShort(output string) bool {
+	return cutShort.MatchString(output)
 }
 
 // ImportPlatforms are the platform flags of ctr images import for the

@@ -40,7 +40,9 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
@@ -69,10 +71,10 @@ func (a *action) Execute(ctx *actions.Context) error {
 	ctx = ctx.AfterAPIRestarts()
 	return ctx.RunChecks(Phase, []actions.Check{
 		{ID: stepid.PreflightNodes, Name: "checking nodes", Run: checkNodes},
-		{ID: stepid.PreflightBinaries, Name: "checking binaries in --image-dir", Run: checkBinaries},
+		{ID: stepid.PreflightBinaries, Name: "checking the target's binaries", Run: checkBinaries},
 		{ID: stepid.PreflightKubeadmLock, Name: "waiting for kubeadm left running by an interrupted run", Run: waitForKubeadm},
 		{ID: stepid.PreflightCluster, Name: "checking the cluster", Run: checkCluster},
-		{ID: stepid.PreflightProbe, Name: "running kubeadm from --image-dir", Run: probeKubeadm},
+		{ID: stepid.PreflightProbe, Name: "running the target's kubeadm", Run: probeKubeadm},
 		{ID: stepid.PreflightSkew, Name: "checking version skew", Run: checkVersions},
 		{ID: stepid.PreflightHost, Name: "checking the host", Run: checkHost},
 		{ID: stepid.PreflightDrains, Name: "checking pods on the nodes to drain", Run: checkDrains},
@@ -181,13 +183,13 @@ func waitForKubeadm(ctx *actions.Context) error {
 // nodes' architecture.
 func checkBinaries(ctx *actions.Context) error {
 	for _, name := range artifacts.Binaries {
-		a := ctx.Source.Binaries[name]
+		a := ctx.Source.Binary(name)
 		if a.Arch == "" {
-			return errors.Errorf("%s in --image-dir (%s) is not a Linux binary", name, a.Path)
+			return errors.Errorf("%s in %s (%s) is not a Linux binary", name, ctx.Source.Name(), a.Path)
 		}
 		for _, n := range ctx.Nodes {
 			if arch := ctx.State.Info[n.String()].Arch; arch != a.Arch {
-				return errors.Errorf("%s in --image-dir (%s) is built for %s but node %q is %s: use the linux/%s release", name, a.Path, a.Arch, n, arch, arch)
+				return errors.Errorf("%s in %s (%s) is built for %s but node %q is %s: %s", name, ctx.Source.Name(), a.Path, a.Arch, n, arch, ctx.Source.ForArch(arch))
 			}
 		}
 	}
@@ -290,7 +292,7 @@ func probeKubeadm(ctx *actions.Context) error {
 	}
 	var out []byte
 	err = ctx.Source.Walk(ctx,
-		func(a *artifacts.Artifact) bool { return a == ctx.Source.Binaries["kubeadm"] },
+		func(a *artifacts.Artifact) bool { return a == ctx.Source.Binary("kubeadm") },
 		func(_ *artifacts.Artifact, r io.Reader) error {
 			var err error
 			out, err = exec.Output(nodeutils.KubeadmProbeScript.Command(ctx, st.Bootstrap, string(config)).SetStdin(r))
@@ -299,7 +301,7 @@ func probeKubeadm(ctx *actions.Context) error {
 	)
 	if err != nil {
 		if ctx.Err() != nil {
-			return errors.Wrapf(err, "cancelled while running kubeadm from --image-dir on node %q", st.Bootstrap)
+			return errors.Wrapf(err, "cancelled while running kubeadm from %s on node %q", ctx.Source.Name(), st.Bootstrap)
 		}
 		printed := string(out)
 		if runErr := exec.RunErrorForError(err); runErr != nil {
@@ -307,13 +309,16 @@ func probeKubeadm(ctx *actions.Context) error {
 		}
 		if v, _, _ := strings.Cut(printed, "\n"); strings.HasPrefix(v, "v") {
 			// it ran: `config images list` refused the cluster's settings
-			return errors.Wrapf(err, "kubeadm %s from --image-dir failed to list its images for this cluster's kubeadm configuration (kubeadm-config ConfigMap in kube-system): see its output", v)
+			return errors.Wrapf(err, "kubeadm %s from %s failed to list its images for this cluster's kubeadm configuration (kubeadm-config ConfigMap in kube-system): see its output", v, ctx.Source.Name())
 		}
-		return errors.Wrapf(err, "failed to run kubeadm from --image-dir on node %q: is it a working kubeadm for this architecture?", st.Bootstrap)
+		return errors.Wrapf(err, "failed to run kubeadm from %s on node %q: is it a working kubeadm for this architecture?", ctx.Source.Name(), st.Bootstrap)
 	}
 	target, images, err := ParseProbe(string(out))
 	if err != nil {
-		return err
+		return errors.Wrapf(err, "failed to read what kubeadm from %s printed", ctx.Source.Name())
+	}
+	if said := ctx.Source.Version(); said != "" && said != "v"+target.String() {
+		return errors.Errorf("%s says it holds Kubernetes %s but its kubeadm is v%s: it is not one Kubernetes release", ctx.Source.Name(), said, target)
 	}
 	st.TargetVersion = target
 	st.Target = "v" + target.String()
@@ -334,17 +339,17 @@ func ParseProbe(out string) (target *semver.Version, images []string, err error)
 		if first {
 			first = false
 			if target, err = plan.ParseVersion(line); err != nil {
-				return nil, nil, errors.Wrap(err, "failed to read the version of kubeadm in --image-dir")
+				return nil, nil, errors.Wrap(err, "failed to read the version of kubeadm")
 			}
 			continue
 		}
 		images = append(images, line)
 	}
 	if target == nil {
-		return nil, nil, errors.New("kubeadm in --image-dir printed no version")
+		return nil, nil, errors.New("kubeadm printed no version")
 	}
 	if len(images) == 0 {
-		return nil, nil, errors.New("kubeadm in --image-dir listed no images")
+		return nil, nil, errors.New("kubeadm listed no images")
 	}
 	return target, images, nil
 }
@@ -394,15 +399,21 @@ func checkImages(ctx *actions.Context) error {
 		return err
 	}
 	var problems []string
+	// the images no source provides, with the nodes that need them
+	unprovided := map[string][]nodes.Node{}
+	var unprovidedOrder []string
 	for _, n := range ctx.Nodes {
 		info := st.Info[n.String()]
 		info.Needed = plan.NeededOn(st.Images, info.Role)
-		info.Load = nil
+		info.Load, info.Pull = nil, nil
 		seen := map[*artifacts.Artifact]bool{}
 		for _, image := range plan.Missing(info.Needed, info.Present) {
 			a := ctx.Source.ArchiveFor(image)
 			if a == nil {
-				problems = append(problems, fmt.Sprintf("%s (needed on %s)", image, n))
+				if unprovided[image] == nil {
+					unprovidedOrder = append(unprovidedOrder, image)
+				}
+				unprovided[image] = append(unprovided[image], n)
 				continue
 			}
 			if !seen[a] {
@@ -410,6 +421,10 @@ func checkImages(ctx *actions.Context) error {
 				info.Load = append(info.Load, a)
 			}
 		}
+	}
+	problems = append(problems, planPulls(ctx, unprovidedOrder, unprovided)...)
+	if ctx.Err() != nil {
+		return errors.Wrap(ctx.Err(), "cancelled while checking that the nodes can pull the images no source provides")
 	}
 	for _, n := range ctx.Nodes {
 		info := st.Info[n.String()]
@@ -425,19 +440,123 @@ func checkImages(ctx *actions.Context) error {
 		}
 	}
 	if len(problems) > 0 {
-		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in --image-dir %s for the nodes' architecture:\n  %s\nadd an archive of each to --image-dir (e.g. `%s`)", st.Target, ctx.Source.Path, strings.Join(problems, "\n  "), SaveCommand(ctx.Options.Provider(), nodesArch(ctx)))
+		fix := addArchives(ctx)
+		if len(unprovided) > 0 {
+			if ctx.Options.MayPull() {
+				fix += ", or let the nodes reach the images' registry (kind passes HTTP_PROXY, HTTPS_PROXY and NO_PROXY from its environment to the nodes it creates)"
+			} else {
+				fix += ", or let the nodes pull them (--image-pull-policy " + options.PullIfNotPresent + " on nodes that reach their registry)"
+			}
+		}
+		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in %s for the nodes' architecture:\n  %s\n%s", st.Target, ctx.Source.Name(), strings.Join(problems, "\n  "), fix)
 	}
 	return nil
 }
 
+// planPulls decides, for each image no source provides, whether the
+// nodes pull it: with pulls allowed, it is pulled on the first node that
+// needs it, which proves the nodes reach its registry (kubeadm, the
+// kubelet and kubectl pull from there too), and the other nodes pull it in
+// load-artifacts. It returns a problem per node and image that cannot be
+// had.
+func planPulls(ctx *actions.Context, order []string, needing map[string][]nodes.Node) []string {
+	st := ctx.State
+	lacks := func(image string) string {
+		if why := ctx.Source.Lacks(image); why != "" {
+			return ": " + why
+		}
+		return ""
+	}
+	if !ctx.Options.MayPull() {
+		var problems []string
+		for _, image := range order {
+			for _, n := range needing[image] {
+				problems = append(problems, fmt.Sprintf("%s (needed on %s)%s; --image-pull-policy %s: the nodes may not pull it", image, n, lacks(image), options.PullNever))
+			}
+		}
+		return problems
+	}
+	failed := make([]string, len(order))
+	var fns []func() error
+	for i, image := range order {
+		first := needing[image][0]
+		fns = append(fns, func() error {
+			ctx.Logger.V(0).Infof("Pulling %s on node %s: it is neither on the nodes nor in %s", image, first, ctx.Source.Name())
+			if msg := pull(ctx, first, image); msg != "" {
+				failed[i] = msg
+			}
+			return nil
+		})
+	}
+	_ = errors.AggregateConcurrent(fns)
+	var problems []string
+	for i, image := range order {
+		if failed[i] != "" {
+			for _, n := range needing[image] {
+				problems = append(problems, fmt.Sprintf("%s (needed on %s)%s; node %s cannot pull it: %s", image, n, lacks(image), needing[image][0], failed[i]))
+			}
+			continue
+		}
+		for j, n := range needing[image] {
+			info := st.Info[n.String()]
+			if j == 0 {
+				info.Present[imageref.Normalize(image)] = true
+				continue
+			}
+			info.Pull = append(info.Pull, image)
+		}
+	}
+	return problems
+}
+
+// pull pulls image on n through its containerd (crictl: the CRI, with the
+// node's registry configuration and proxy), bounded by --wait; it returns
+// "" or why the pull failed: crictl's last line.
+func pull(ctx *actions.Context, n nodes.Node, image string) string {
+	waitCtx, cancel := context.WithTimeout(ctx, ctx.Options.Wait)
+	defer cancel()
+	out, err := actions.PullImage(waitCtx, n, image)
+	if err == nil {
+		return ""
+	}
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	if waitCtx.Err() != nil {
+		return fmt.Sprintf("no answer within --wait (%s)", ctx.Options.Wait)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return last
+	}
+	return err.Error()
+}
+
+// addArchives is the fix for images no source provides: archives of them
+// in --image-dir, which with --image adds to the image's images.
+func addArchives(ctx *actions.Context) string {
+	save := SaveCommand(ctx.Options.Provider(), nodesArch(ctx))
+	if ctx.Options.Image != "" && ctx.Options.ImageDir == "" {
+		return fmt.Sprintf("save an archive of each in a folder and add it as --image-dir (with --image, --image-dir adds its archives to the image's images; e.g. %#q)", save)
+	}
+	return fmt.Sprintf("add an archive of each to --image-dir (e.g. %#q)", save)
+}
+
 // SaveCommand is the command that writes an image archive the nodes of
-// architecture arch can import, with the provider's CLI. Docker's needs
-// --platform: with its containerd image store (the default since Docker
-// 29), a plain docker save of an image pulled for one platform writes a
-// multi-platform index without the other platforms' content.
+// architecture arch can import, with the provider's CLI. Docker's and
+// nerdctl's need --platform: with its containerd image store (the default
+// since Docker 29), a plain docker save of an image pulled for one
+// platform writes a multi-platform index without the other platforms'
+// content, and nerdctl (containerd's store) does the same. Podman's store
+// keeps the one platform it pulled, which podman save writes.
 func SaveCommand(provider, arch string) string {
-	if provider == "docker" && arch != "" {
-		return "docker image save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
+	if arch != "" {
+		switch provider {
+		case "docker":
+			return "docker image save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
+		case "nerdctl", "finch", "nerdctl.lima":
+			return provider + " save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
+		}
 	}
 	return provider + " save -o <dir>/<name>.tar <image>"
 }
@@ -481,7 +600,7 @@ func checkDisk(ctx *actions.Context) error {
 	st := ctx.State
 	var binaries int64
 	for _, name := range artifacts.Binaries {
-		binaries += ctx.Source.Binaries[name].Size
+		binaries += ctx.Source.Binary(name).Size
 	}
 	paths := []string{actions.StagingRoot, "/var/lib/containerd"}
 	type use struct {
