@@ -72,14 +72,17 @@ func TestBarePodsRefusedUnlessForced(t *testing.T) {
 }
 
 // TestBarePodsBeingDeletedAreWaitedFor: a pod no controller recreates
-// that is already being deleted (itself, or with its namespace, as right
-// after a test suite's namespaces are deleted) does not stop the upgrade:
-// kubectl drain refuses it, so the drain waits for it to be gone and
-// drains again. A bare pod that stays is still named in preflight, alone.
+// that goes away by itself (being deleted, itself or with its namespace, as
+// right after a test suite's namespaces are deleted; or a helper kind's
+// local-path provisioner runs to delete a released volume's directory, and
+// deletes when done) does not stop the upgrade: kubectl drain refuses it,
+// so the drain waits for it to be gone and drains again. A bare pod that
+// stays is still named in preflight, alone.
 func TestBarePodsBeingDeletedAreWaitedFor(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 1, 2, fakenode.Flat)
-	e.cluster.BarePods = map[string][]string{"kind-worker2": {"default/stopping", "suite-ns/left"}}
+	helper := "local-path-storage/helper-pod-delete-pvc-1790e837-ef65-4a0f-885c-13f502492525"
+	e.cluster.BarePods = map[string][]string{"kind-worker2": {"default/stopping", "suite-ns/left", helper}}
 	e.cluster.Deleting = map[string]bool{"default/stopping": true}
 	e.cluster.TerminatingNamespaces = map[string]bool{"suite-ns": true}
 	mustUpgrade(t, e)
@@ -93,16 +96,16 @@ func TestBarePodsBeingDeletedAreWaitedFor(t *testing.T) {
 			waits++
 		}
 	}
-	if waits != 2 {
-		t.Errorf("%d waits for a deletion, want 2:\n%s", waits, dump(e.cluster.Calls))
+	if waits != 3 {
+		t.Errorf("%d waits for a deletion, want 3:\n%s", waits, dump(e.cluster.Calls))
 	}
 
 	e = newEnv(t, 1, 2, fakenode.Flat)
-	e.cluster.BarePods = map[string][]string{"kind-worker": {"default/stopping", "default/debug"}}
+	e.cluster.BarePods = map[string][]string{"kind-worker": {"default/stopping", "default/debug", helper}}
 	e.cluster.Deleting = map[string]bool{"default/stopping": true}
 	snapshotUnchanged(t, e, func() {
 		_, err := e.run(nil)
-		if err == nil || !strings.Contains(err.Error(), "default/debug on kind-worker") || strings.Contains(err.Error(), "stopping") {
+		if err == nil || !strings.Contains(err.Error(), "default/debug on kind-worker") || strings.Contains(err.Error(), "stopping") || strings.Contains(err.Error(), "helper-pod") {
 			t.Errorf("got %v, want a refusal naming default/debug alone", err)
 		}
 	})

@@ -169,7 +169,9 @@ type Cluster struct {
 	// APIServerUp is false while the API server does not answer.
 	APIServerUp bool
 	// BarePods are pods without a controller, by node: kubectl drain
-	// refuses to delete them unless forced, and then they are gone.
+	// refuses to delete them unless forced, and then they are gone. Those
+	// named local-path-storage/helper-pod-... are helpers of kind's storage
+	// provisioner, which deletes them when they are done (unless StorageDown).
 	BarePods map[string][]string
 	// Deleting are the BarePods ("namespace/name") being deleted, and
 	// TerminatingNamespaces the namespaces being deleted: their pods are

@@ -979,8 +979,10 @@ func (c *Cluster) namespaces() []interface{} {
 }
 
 // waitDeleted answers `kubectl wait --for=delete pod/...` for pod
-// ("namespace/name"): a bare pod being deleted is gone at the end of the
-// wait, one that is not stays until the timeout.
+// ("namespace/name"): a bare pod being deleted, or a helper pod of kind's
+// storage provisioner while the provisioner runs (it deletes its helpers
+// when they are done), is gone at the end of the wait; any other stays
+// until the timeout.
 func (c *Cluster) waitDeleted(pod, timeout string) (string, int) {
 	namespace, name, _ := strings.Cut(pod, "/")
 	for node, bare := range c.BarePods {
@@ -988,7 +990,8 @@ func (c *Cluster) waitDeleted(pod, timeout string) (string, int) {
 		if i < 0 {
 			continue
 		}
-		if !c.Deleting[pod] && !c.TerminatingNamespaces[namespace] {
+		helper := namespace == "local-path-storage" && strings.HasPrefix(name, "helper-pod-") && !c.StorageDown
+		if !c.Deleting[pod] && !c.TerminatingNamespaces[namespace] && !helper {
 			return "error: timed out waiting for the condition on pods/" + name + " (after " + timeout + ")", 1
 		}
 		c.BarePods[node] = slices.Delete(bare, i, i+1)

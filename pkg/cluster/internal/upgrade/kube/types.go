@@ -19,6 +19,7 @@ package kube
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/kind/pkg/errors"
@@ -124,7 +125,25 @@ type Pod struct {
 	// help: it has a deletion timestamp, or its namespace is being deleted
 	// (the namespace controller deletes the pod soon).
 	Deleting bool
+	// StorageHelper is true for a helper pod of kind's local-path
+	// provisioner (namespace local-path-storage, named helper-pod-...): the
+	// provisioner runs one on a node to create or delete a volume's
+	// directory there, without a controller, and deletes it when it is done.
+	StorageHelper bool
 }
+
+// GoesAway reports whether the pod leaves by itself soon: it is being
+// deleted, or it is a storage helper its provisioner deletes when done.
+func (p Pod) GoesAway() bool {
+	return p.Deleting || p.StorageHelper
+}
+
+// kind's local-path provisioner (kind's default storage class) runs its
+// helper pods in storageNamespace, named from storageHelperPrefix.
+const (
+	storageNamespace    = "local-path-storage"
+	storageHelperPrefix = "helper-pod-"
+)
 
 // mirrorAnnotation marks the API server's mirror of a static pod.
 const mirrorAnnotation = "kubernetes.io/config.mirror"
@@ -166,6 +185,7 @@ func (o podObject) pod() Pod {
 		Ready:     isTrue(o.Status.Conditions, "Ready"),
 		Deleting:  o.Metadata.DeletionTimestamp != nil,
 	}
+	p.StorageHelper = p.Namespace == storageNamespace && strings.HasPrefix(p.Name, storageHelperPrefix)
 	controlled := false
 	for _, ref := range o.Metadata.OwnerReferences {
 		controlled = controlled || (ref.Controller != nil && *ref.Controller)

@@ -252,3 +252,31 @@ func TestParsePodListDeleting(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePodListStorageHelper: the helper pods kind's local-path
+// provisioner runs in its namespace go away by themselves; a pod of the
+// same name elsewhere, or another pod in that namespace, does not.
+func TestParsePodListStorageHelper(t *testing.T) {
+	t.Parallel()
+	pods, err := ParsePodList([]byte(`{"kind":"List","items":[
+{"kind":"Pod","metadata":{"namespace":"local-path-storage","name":"helper-pod-delete-pvc-ae2b2488-9d46-438b-9b74-6a8740ceca55"},"spec":{"nodeName":"w"},"status":{"phase":"Running"}},
+{"kind":"Pod","metadata":{"namespace":"local-path-storage","name":"helper-pod-create-pvc-1790e837-ef65-4a0f-885c-13f502492525"},"spec":{"nodeName":"w"},"status":{"phase":"Pending"}},
+{"kind":"Pod","metadata":{"namespace":"local-path-storage","name":"debug"},"spec":{"nodeName":"w"},"status":{"phase":"Running"}},
+{"kind":"Pod","metadata":{"namespace":"default","name":"helper-pod-delete-pvc-x"},"spec":{"nodeName":"w"},"status":{"phase":"Running"}}
+]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{
+		"local-path-storage/helper-pod-delete-pvc-ae2b2488-9d46-438b-9b74-6a8740ceca55": true,
+		"local-path-storage/helper-pod-create-pvc-1790e837-ef65-4a0f-885c-13f502492525": true,
+		"local-path-storage/debug":        false,
+		"default/helper-pod-delete-pvc-x": false,
+	}
+	for _, p := range pods {
+		name := p.Namespace + "/" + p.Name
+		if p.GoesAway() != want[name] || p.Deleting || !p.Unmanaged {
+			t.Errorf("pod %s GoesAway=%v Deleting=%v Unmanaged=%v, want GoesAway=%v, not deleting, unmanaged", name, p.GoesAway(), p.Deleting, p.Unmanaged, want[name])
+		}
+	}
+}

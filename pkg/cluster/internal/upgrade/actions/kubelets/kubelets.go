@@ -263,9 +263,10 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 }
 
 // runDrain runs kubectl drain on n. kubectl refuses a pod no controller
-// recreates even while it is being deleted (by itself, or with its
-// namespace), which preflight lets pass: then runDrain waits for those pods
-// to be gone, within --wait, and drains once more.
+// recreates even when it goes away by itself (it is being deleted, alone
+// or with its namespace, or it is a helper of kind's storage provisioner,
+// which deletes it when done), and preflight lets those pass: then
+// runDrain waits for them to be gone, within --wait, and drains once more.
 func runDrain(ctx *actions.Context, n nodes.Node) error {
 	client := ctx.Kube()
 	err := client.Run(ctx, drainArgs(ctx, n)...)
@@ -274,24 +275,28 @@ func runDrain(ctx *actions.Context, n nodes.Node) error {
 	}
 	pods, listErr := client.Pods(ctx)
 	if listErr != nil {
-		return errors.Wrapf(err, "and listing the pods of node %q to see whether they are being deleted failed: %v", n, listErr)
+		return errors.Wrapf(err, "and listing the pods of node %q to see whether they are going away failed: %v", n, listErr)
 	}
-	var deleting []kube.Pod
+	var leaving []kube.Pod
 	for _, p := range pods {
 		if p.NodeName != n.String() || !p.Unmanaged {
 			continue
 		}
-		if !p.Deleting {
+		if !p.GoesAway() {
 			// one that stays: kubectl's refusal stands
 			return err
 		}
-		deleting = append(deleting, p)
+		leaving = append(leaving, p)
 	}
-	for _, p := range deleting {
+	for _, p := range leaving {
 		start := time.Now()
-		ctx.Logger.V(0).Infof("Waiting for pod %s/%s, which is being deleted, to leave node %s before draining it", p.Namespace, p.Name, n)
+		why := "which is being deleted"
+		if !p.Deleting {
+			why = "a helper kind's storage provisioner deletes when it is done"
+		}
+		ctx.Logger.V(0).Infof("Waiting for pod %s/%s, %s, to leave node %s before draining it", p.Namespace, p.Name, why, n)
 		if err := client.Run(ctx, "wait", "--for=delete", "pod/"+p.Name, "--namespace="+p.Namespace, "--timeout="+ctx.Options.Wait.String()); err != nil {
-			return errors.Wrapf(err, "pod %s/%s is being deleted but is still on node %q after --wait (%s), and kubectl drain does not evict a pod no controller recreates: wait until it is gone (kubectl get pod %s --namespace=%s), then run the same command again", p.Namespace, p.Name, n, ctx.Options.Wait, p.Name, p.Namespace)
+			return errors.Wrapf(err, "pod %s/%s, %s, is still on node %q after --wait (%s), and kubectl drain does not evict a pod no controller recreates: wait until it is gone (kubectl get pod %s --namespace=%s), then run the same command again", p.Namespace, p.Name, why, n, ctx.Options.Wait, p.Name, p.Namespace)
 		}
 		ctx.Logger.V(1).Infof("Pod %s/%s left node %s after %s", p.Namespace, p.Name, n, time.Since(start).Round(time.Millisecond))
 	}

@@ -47,8 +47,9 @@ func checkDrains(ctx *actions.Context) error {
 
 // UnmanagedOnDrained lists, as "namespace/name on node", the pods that
 // kubectl drain would refuse to delete on the nodes the kubelets phase
-// drains (see actions.DrainNeeded). A pod already being deleted is not
-// listed: it goes away by itself, and the drain waits for it.
+// drains (see actions.DrainNeeded). A pod that goes away by itself (one
+// being deleted, or a storage helper its provisioner deletes when done) is
+// not listed: the drain waits for it.
 func UnmanagedOnDrained(list []kube.Node, pods []kube.Pod, target string) []string {
 	drained := map[string]bool{}
 	for _, n := range list {
@@ -58,7 +59,7 @@ func UnmanagedOnDrained(list []kube.Node, pods []kube.Pod, target string) []stri
 	}
 	var names []string
 	for _, p := range pods {
-		if p.Unmanaged && !p.Deleting && drained[p.NodeName] {
+		if p.Unmanaged && !p.GoesAway() && drained[p.NodeName] {
 			names = append(names, fmt.Sprintf("%s/%s on %s", p.Namespace, p.Name, p.NodeName))
 		}
 	}
