@@ -1223,33 +1223,46 @@ func TestControlPlaneWaitAfterKubeadm(t *testing.T) {
 }
 
 // TestImportCutShortIsImportedAgain: an import whose stream into the node
-// lost its end (ctr reads less than was sent: seen once in CI on Docker
-// 20.10) is streamed once more and the upgrade goes on, saying so; an
-// archive cut short again is refused as corrupt.
+// lost its end (ctr reads less than was sent: seen in CI on Docker 20.10,
+// cut inside index.json and, once, just before it) is streamed once more
+// and the upgrade goes on, saying so; an archive cut short again is
+// refused as corrupt.
 func TestImportCutShortIsImportedAgain(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, 1, 1, fakenode.ReleaseTree)
-	e.cluster.CutImports = 1
-	logger := &levelLogger{}
-	if _, err := e.run(func(o *upgrade.Options) { o.Logger = logger }); err != nil {
-		t.Fatalf("the upgrade failed: %v", err)
-	}
-	assertUpgraded(t, e.cluster)
-	if e.cluster.CutImports != 0 {
-		t.Fatal("no import was cut short")
-	}
-	logged := strings.Join(logger.lines, "\n")
-	if !strings.Contains(logged, "W load-artifacts: kind-control-plane: the import of ") || !strings.Contains(logged, "was cut short after") {
-		t.Errorf("the second import was not said:\n%s", logged)
-	}
+	for _, tc := range []struct {
+		name       string
+		atAnEntry  bool
+		ctrPrinted string
+	}{
+		{"inside an entry", false, "short read"},
+		{"between two entries", true, "unrecognized image format"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 1, 1, fakenode.ReleaseTree)
+			e.cluster.CutImports, e.cluster.CutAtAnEntry = 1, tc.atAnEntry
+			logger := &levelLogger{}
+			if _, err := e.run(func(o *upgrade.Options) { o.Logger = logger }); err != nil {
+				t.Fatalf("the upgrade failed: %v", err)
+			}
+			assertUpgraded(t, e.cluster)
+			if e.cluster.CutImports != 0 {
+				t.Fatal("no import was cut short")
+			}
+			logged := strings.Join(logger.lines, "\n")
+			if !strings.Contains(logged, "W load-artifacts: kind-control-plane: the import of ") || !strings.Contains(logged, "was cut short after") {
+				t.Errorf("the second import was not said:\n%s", logged)
+			}
 
-	e = newEnv(t, 1, 1, fakenode.ReleaseTree)
-	e.cluster.CutImports = 2
-	_, err := e.run(nil)
-	if err == nil || !strings.Contains(err.Error(), "is the archive corrupt?") || e.cluster.CutImports != 0 {
-		t.Errorf("an archive cut short twice = %v, want it refused as corrupt after the second import", err)
-	}
-	if runErr := exec.RunErrorForError(err); runErr == nil || !strings.Contains(string(runErr.Output), "short read") {
-		t.Errorf("the refusal lost ctr's output: %v", err)
+			e = newEnv(t, 1, 1, fakenode.ReleaseTree)
+			e.cluster.CutImports, e.cluster.CutAtAnEntry = 2, tc.atAnEntry
+			_, err := e.run(nil)
+			if err == nil || !strings.Contains(err.Error(), "is the archive corrupt?") || e.cluster.CutImports != 0 {
+				t.Errorf("an archive cut short twice = %v, want it refused as corrupt after the second import", err)
+			}
+			if runErr := exec.RunErrorForError(err); runErr == nil || !strings.Contains(string(runErr.Output), tc.ctrPrinted) {
+				t.Errorf("the refusal lost ctr's output: %v", err)
+			}
+		})
 	}
 }

@@ -187,8 +187,12 @@ type Cluster struct {
 	// CutImports makes the next CutImports `ctr images import` commands
 	// fail as containerd's does when the stream into the node lost its end
 	// (seen once in CI on Docker 20.10): they read all of their stdin, but
-	// less than the archive.
-	CutImports int
+	// less than the archive. CutAtAnEntry makes the cut fall between two
+	// of the archive's entries (before index.json, which containerd's
+	// export writes after the blobs), where containerd only finds the
+	// archive's description missing.
+	CutImports   int
+	CutAtAnEntry bool
 	// FlakyAPI makes the first try of every distinct kubectl request fail
 	// the way a load balancer switching API servers, or an etcd leader
 	// election, fails a request.

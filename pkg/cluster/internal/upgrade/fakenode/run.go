@@ -463,6 +463,9 @@ func (n *Node) runCtr(args []string, stdin []byte) (string, int) {
 		if n.cluster.CutImports > 0 {
 			// containerd's words for the cut stream, as the CI run printed them
 			n.cluster.CutImports--
+			if n.cluster.CutAtAnEntry {
+				return "ctr: unrecognized image format", 1
+			}
 			return `ctr: failed to ingest "index.json": short read: expected 382 bytes but got 0: unexpected EOF`, 1
 		}
 		content, err := readArchive(bytes.NewReader(stdin))
