@@ -37,7 +37,7 @@ mkdir -p "${OUT}"
 
 # the scripts, exactly as the tool sends them (nodeutils.Script)
 script() {
-  (cd "${REPO}" && go run ./hack/scriptbody "$1")
+  (cd "${REPO}" && go run ./pkg/cluster/internal/nodeutils/scriptbody "$1")
 }
 INOTIFY="$(script kind-upgrade-inotify)"
 UNITLOG="$(script kind-upgrade-unit-log)"

@@ -35,12 +35,12 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 const (

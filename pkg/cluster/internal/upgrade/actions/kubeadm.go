@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 )
 
 // KubeadmIgnorePreflightErrors is the --ignore-preflight-errors value for

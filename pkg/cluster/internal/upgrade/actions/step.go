@@ -22,8 +22,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/errors"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Step is one re-entrant unit of work on a node: it looks at the node's

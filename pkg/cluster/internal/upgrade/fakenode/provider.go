@@ -30,8 +30,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/exec"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodeimage"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // KindSandboxImage is the sandbox image of kind's containerd configuration,

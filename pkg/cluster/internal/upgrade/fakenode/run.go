@@ -33,9 +33,9 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // cmd is a command against a simulated node.

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 )
 
 // Client runs kubectl on a control-plane node (On) with the admin kubeconfig.

@@ -38,10 +38,10 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/elfarch"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // HelperLabel marks the helper containers Open starts; its value is the

@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 func TestParseInotify(t *testing.T) {

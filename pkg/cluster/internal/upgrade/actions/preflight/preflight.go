@@ -38,6 +38,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
@@ -45,7 +46,6 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
 )
 
 // Phase is this phase's name.

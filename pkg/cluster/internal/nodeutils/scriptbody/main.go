@@ -23,7 +23,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 )
 
 func main() {

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/exec"
 
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/nodeutils"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 )
 
 // localNode runs a node's commands on this machine, with its own /bin/sh
