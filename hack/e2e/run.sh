@@ -29,7 +29,7 @@
 #                 runs with KIND_EXPERIMENTAL_PROVIDER=podman
 #   bench         the program hack/bench (make bench), not a test
 #
-# What each checks is in site/content/docs/user/upgrade-testing.md. FLAGs go
+# What each checks is in site/content/docs/contributing/testing.md. FLAGs go
 # to the test after -args (e.g. -keep-cluster, -image-dir-layout=build-tree;
 # `go test -tags e2e ./test/e2e -args -h` lists them) or to the benchmark
 # (-rounds 1 -loading none ...). gotestsum runs the test and writes its
