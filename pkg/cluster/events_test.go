@@ -30,7 +30,7 @@ import (
 func TestUpgradeStepIDsArePinned(t *testing.T) {
 	t.Parallel()
 	want := []string{
-		"preflight/nodes", "preflight/binaries", "preflight/kubeadm-lock", "preflight/cluster",
+		"preflight/nodes", "preflight/source", "preflight/binaries", "preflight/kubeadm-lock", "preflight/cluster",
 		"preflight/kubeadm-probe", "preflight/version-skew", "preflight/host", "preflight/drains",
 		"preflight/images", "preflight/disk", "preflight/phases",
 		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/import", "load-artifacts/pull", "load-artifacts/pin",
@@ -39,7 +39,11 @@ func TestUpgradeStepIDsArePinned(t *testing.T) {
 		"kubelets/wait-ready", "kubelets/wait-settled", "kubelets/uncordon", "kubelets/write-version",
 		"verify/server-version", "verify/control-plane-pods", "verify/nodes", "verify/workloads",
 	}
-	if got := cluster.UpgradeStepIDs(); strings.Join(got, " ") != strings.Join(want, " ") {
+	var got []string
+	for _, id := range cluster.UpgradeStepIDs() {
+		got = append(got, string(id))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("UpgradeStepIDs() =\n%q\nwant\n%q", got, want)
 	}
 	phases := map[string]bool{}

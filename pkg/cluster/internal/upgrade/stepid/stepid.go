@@ -23,6 +23,7 @@ package stepid
 // The steps of each phase, in the order they run.
 const (
 	PreflightNodes       = "preflight/nodes"
+	PreflightSource      = "preflight/source"
 	PreflightBinaries    = "preflight/binaries"
 	PreflightKubeadmLock = "preflight/kubeadm-lock"
 	PreflightCluster     = "preflight/cluster"
@@ -63,7 +64,7 @@ const (
 // run.
 func All() []string {
 	return []string{
-		PreflightNodes, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
+		PreflightNodes, PreflightSource, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
 		PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
 		LoadStage, LoadStagedVersions, LoadImport, LoadPull, LoadPin,
 		ControlPlaneApply, ControlPlaneNode, ControlPlaneWait,
