@@ -50,18 +50,29 @@ const (
 	settleMargin = "settle"
 )
 
+// workOf says what kind of work the steps of `kind alpha upgrade` are
+// that are not overheadWork.
+var workOf = map[cluster.UpgradeStepID]string{
+	timeline.StepID("control-plane/kubeadm-upgrade-apply"): kubernetesWork,
+	timeline.StepID("control-plane/kubeadm-upgrade-node"):  kubernetesWork,
+	timeline.StepID("kubelets/kubeadm-upgrade-node"):       kubernetesWork,
+	timeline.StepDrain:                         kubernetesWork,
+	timeline.StepRestart:                       kubernetesWork,
+	timeline.StepID("control-plane/wait-pods"): kubernetesWork,
+	waitSettled:                                kubernetesWork,
+	timeline.StepID("kubelets/wait-ready"):     kubernetesWork,
+	timeline.StepID("verify/workloads"):        kubernetesWork,
+	timeline.StepID("load-artifacts/stage"):    loadingWork,
+	timeline.StepID("load-artifacts/import"):   loadingWork,
+}
+
+// waitSettled is the step whose end holds the settle margin.
+var waitSettled = timeline.StepID("kubelets/wait-settled")
+
 // stepWork says what kind of work a step of `kind alpha upgrade` is.
 func stepWork(s timeline.Span) string {
-	switch s.StepID {
-	case cluster.UpgradeStepControlPlaneApply, cluster.UpgradeStepControlPlaneNode, cluster.UpgradeStepKubeletsUpgradeNode,
-		cluster.UpgradeStepKubeletsDrain,
-		cluster.UpgradeStepKubeletsRestart,
-		cluster.UpgradeStepControlPlaneWait, cluster.UpgradeStepKubeletsWaitSettled,
-		cluster.UpgradeStepKubeletsWaitReady,
-		cluster.UpgradeStepVerifyWorkloads:
-		return kubernetesWork
-	case cluster.UpgradeStepLoadStage, cluster.UpgradeStepLoadImport:
-		return loadingWork
+	if w, ok := workOf[s.StepID]; ok {
+		return w
 	}
 	return overheadWork
 }
@@ -93,7 +104,7 @@ func timeSplit(events []timeline.Event) (map[string]float64, float64, error) {
 			continue
 		}
 		end := s.End
-		if s.StepID == cluster.UpgradeStepKubeletsWaitSettled {
+		if s.StepID == waitSettled {
 			end = end.Add(-settle)
 			if end.Before(s.Start) {
 				end = s.Start

@@ -38,9 +38,9 @@ func TestTimeSplit(t *testing.T) {
 	var lines []string
 	// add adds a span of a step (id "<phase>/<step>") or, with id "", of
 	// the whole upgrade
-	add := func(id, node, text string, start, end float64) {
+	add := func(id cluster.UpgradeStepID, node, text string, start, end float64) {
 		kind := "step"
-		phase, _, _ := strings.Cut(id, "/")
+		phase, _, _ := strings.Cut(string(id), "/")
 		if id == "" {
 			kind = "upgrade"
 		}
@@ -49,18 +49,18 @@ func TestTimeSplit(t *testing.T) {
 			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"finished","phase":%q,"node":%q,"stepID":%q,"step":%q,"outcome":"success"}`, at(end), kind, phase, node, id, text))
 	}
 	add("", "", "", 0, 100)
-	add(cluster.UpgradeStepPreflightNodes, "", "checking nodes", 0, 2)
+	add(timeline.StepID("preflight/nodes"), "", "checking nodes", 0, 2)
 	// two nodes import at once: 2..12 and 4..10 are 10 s of loading
-	add(cluster.UpgradeStepLoadImport, "a", "importing 3 image archive(s)", 2, 12)
-	add(cluster.UpgradeStepLoadImport, "b", "importing 1 image archive(s)", 4, 10)
+	add(timeline.StepID("load-artifacts/import"), "a", "importing 3 image archive(s)", 2, 12)
+	add(timeline.StepID("load-artifacts/import"), "b", "importing 1 image archive(s)", 4, 10)
 	// kubeadm 12..62, a node's wait overlapping it 60..70: 58 s
-	add(cluster.UpgradeStepControlPlaneApply, "a", "kubeadm upgrade apply v1.37.2", 12, 62)
-	add(cluster.UpgradeStepKubeletsWaitReady, "b", "waiting for the node to be Ready at v1.37.2", 60, 70)
+	add(timeline.StepID("control-plane/kubeadm-upgrade-apply"), "a", "kubeadm upgrade apply v1.37.2", 12, 62)
+	add(timeline.StepID("kubelets/wait-ready"), "b", "waiting for the node to be Ready at v1.37.2", 60, 70)
 	// a wait with its 2 s settle margin: 70..85 is 13 s of Kubernetes
-	add(cluster.UpgradeStepKubeletsWaitSettled, "a", "waiting for the control-plane pods and /readyz", 70, 85)
+	add(timeline.StepID("kubelets/wait-settled"), "a", "waiting for the control-plane pods and /readyz", 70, 85)
 	// loading overlapping Kubernetes work counts as Kubernetes work
-	add(cluster.UpgradeStepLoadStage, "c", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", 61, 63)
-	add(cluster.UpgradeStepKubeletsUncordon, "a", "uncordoning", 85, 86)
+	add(timeline.StepID("load-artifacts/stage"), "c", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", 61, 63)
+	add(timeline.StepID("kubelets/uncordon"), "a", "uncordoning", 85, 86)
 	events, err := timeline.Parse(strings.Join(lines, "\n"))
 	if err != nil {
 		t.Fatal(err)

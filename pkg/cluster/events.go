@@ -46,49 +46,24 @@ const (
 	UpgradeOutcomeSkipped = report.OutcomeSkipped
 )
 
-// The stable identifiers of the upgrade's steps, UpgradeEvent's StepID:
-// "<phase>/<step>". UpgradeStepIDs lists them in the order they run.
-const (
-	UpgradeStepPreflightNodes       = stepid.PreflightNodes
-	UpgradeStepPreflightBinaries    = stepid.PreflightBinaries
-	UpgradeStepPreflightKubeadmLock = stepid.PreflightKubeadmLock
-	UpgradeStepPreflightCluster     = stepid.PreflightCluster
-	UpgradeStepPreflightProbe       = stepid.PreflightProbe
-	UpgradeStepPreflightSkew        = stepid.PreflightSkew
-	UpgradeStepPreflightHost        = stepid.PreflightHost
-	UpgradeStepPreflightDrains      = stepid.PreflightDrains
-	UpgradeStepPreflightImages      = stepid.PreflightImages
-	UpgradeStepPreflightDisk        = stepid.PreflightDisk
-	UpgradeStepPreflightPhases      = stepid.PreflightPhases
-
-	UpgradeStepLoadStage          = stepid.LoadStage
-	UpgradeStepLoadStagedVersions = stepid.LoadStagedVersions
-	UpgradeStepLoadImport         = stepid.LoadImport
-	UpgradeStepLoadPull           = stepid.LoadPull
-	UpgradeStepLoadPin            = stepid.LoadPin
-
-	UpgradeStepControlPlaneApply = stepid.ControlPlaneApply
-	UpgradeStepControlPlaneNode  = stepid.ControlPlaneNode
-	UpgradeStepControlPlaneWait  = stepid.ControlPlaneWait
-
-	UpgradeStepKubeletsUpgradeNode  = stepid.KubeletsUpgradeNode
-	UpgradeStepKubeletsDrain        = stepid.KubeletsDrain
-	UpgradeStepKubeletsInstall      = stepid.KubeletsInstall
-	UpgradeStepKubeletsRestart      = stepid.KubeletsRestart
-	UpgradeStepKubeletsWaitReady    = stepid.KubeletsWaitReady
-	UpgradeStepKubeletsWaitSettled  = stepid.KubeletsWaitSettled
-	UpgradeStepKubeletsUncordon     = stepid.KubeletsUncordon
-	UpgradeStepKubeletsWriteVersion = stepid.KubeletsWriteVersion
-
-	UpgradeStepVerifyServerVersion    = stepid.VerifyServerVersion
-	UpgradeStepVerifyControlPlanePods = stepid.VerifyControlPlanePods
-	UpgradeStepVerifyNodes            = stepid.VerifyNodes
-	UpgradeStepVerifyWorkloads        = stepid.VerifyWorkloads
-)
+// UpgradeStepID is the stable identifier of one of the upgrade's steps,
+// "<phase>/<step>" (e.g. "kubelets/drain"): UpgradeEvent's StepID, what
+// programs match on. UpgradeStepIDs lists them all; ParseUpgradeStepID
+// checks a name, e.g. one a program was configured with. Comparing a
+// StepID with a string constant compiles without that check: a typo then
+// matches nothing, so prefer parsing names once, up front.
+//
+// Alpha: steps may be added, renamed or removed between releases; the
+// values of the steps that stay do not change.
+type UpgradeStepID = stepid.ID
 
 // UpgradeStepIDs lists every step identifier in the order the steps run.
-//
-// Alpha: steps may be added, renamed or removed between releases.
-func UpgradeStepIDs() []string {
+func UpgradeStepIDs() []UpgradeStepID {
 	return stepid.All()
+}
+
+// ParseUpgradeStepID returns the step identifier named s, e.g.
+// "kubelets/drain", refusing a name that is none of UpgradeStepIDs.
+func ParseUpgradeStepID(s string) (UpgradeStepID, error) {
+	return stepid.Parse(s)
 }

@@ -65,12 +65,32 @@ func TestUpgradeEventJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &ev); err != nil {
 		t.Fatal(err)
 	}
-	if ev.Kind != cluster.UpgradeEventKindStep || ev.Event != cluster.UpgradeEventFinished || ev.StepID != cluster.UpgradeStepKubeletsDrain ||
+	drain, err := cluster.ParseUpgradeStepID("kubelets/drain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Kind != cluster.UpgradeEventKindStep || ev.Event != cluster.UpgradeEventFinished || ev.StepID != drain ||
 		ev.Outcome != cluster.UpgradeOutcomeSuccess || ev.Node != "kind-worker" || ev.DurationSeconds != 4.2 {
 		t.Errorf("decoded %+v", ev)
 	}
 	out, err := json.Marshal(ev)
 	if err != nil || string(out) != line {
 		t.Errorf("encoded %s, %v; want %s", out, err, line)
+	}
+}
+
+// TestParseUpgradeStepID: every listed identifier parses to itself; a name
+// that is no step's (a phase, display text, a typo) is refused.
+func TestParseUpgradeStepID(t *testing.T) {
+	t.Parallel()
+	for _, id := range cluster.UpgradeStepIDs() {
+		if got, err := cluster.ParseUpgradeStepID(string(id)); err != nil || got != id {
+			t.Errorf("ParseUpgradeStepID(%q) = %q, %v", id, got, err)
+		}
+	}
+	for _, name := range []string{"", "kubelets", "draining", "kubelets/drains", "kubelets/drain ", "KUBELETS/DRAIN"} {
+		if got, err := cluster.ParseUpgradeStepID(name); err == nil {
+			t.Errorf("ParseUpgradeStepID(%q) = %q, want an error", name, got)
+		}
 	}
 }

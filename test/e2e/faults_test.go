@@ -30,7 +30,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/faultchain"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
@@ -57,28 +56,28 @@ nodes:
 // kubelet upgrade. Each run resumes the previous one and is stopped at the
 // next point.
 var fullChain = []faultchain.Point{
-	{StepID: cluster.UpgradeStepPreflightImages, Action: faultchain.SIGINT},
-	{StepID: cluster.UpgradeStepLoadStage, Node: "control-plane", AtBoundary: true, Action: faultchain.SIGKILL},
-	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultchain.SIGKILL},
-	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", Delay: 20 * time.Second, Action: faultchain.SIGINT},
+	{StepID: timeline.StepID("preflight/images"), Action: faultchain.SIGINT},
+	{StepID: timeline.StepID("load-artifacts/stage"), Node: "control-plane", AtBoundary: true, Action: faultchain.SIGKILL},
+	{StepID: timeline.StepID("load-artifacts/import"), Node: "control-plane", Delay: 3 * time.Second, Action: faultchain.SIGKILL},
+	{StepID: timeline.StepID("control-plane/kubeadm-upgrade-apply"), Node: "control-plane", Delay: 20 * time.Second, Action: faultchain.SIGINT},
 	// right after the control-plane phase (one control-plane node: its pods
 	// are waited for in the kubelets phase)
-	{StepID: cluster.UpgradeStepControlPlaneApply, Node: "control-plane", AtBoundary: true, Action: faultchain.SIGKILL},
-	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "control-plane", AtBoundary: true, Action: faultchain.SIGINT},
-	{StepID: cluster.UpgradeStepKubeletsRestart, Node: "control-plane", Action: faultchain.KillExec, Exec: "restart kubelet"},
-	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultchain.KillExec, Exec: "upgrade node"},
-	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultchain.SIGKILL},
-	{StepID: cluster.UpgradeStepKubeletsUncordon, Node: "worker", AtBoundary: true, Action: faultchain.SIGINT},
-	{StepID: cluster.UpgradeStepKubeletsInstall, Node: "worker2", Action: faultchain.RestartNode},
+	{StepID: timeline.StepID("control-plane/kubeadm-upgrade-apply"), Node: "control-plane", AtBoundary: true, Action: faultchain.SIGKILL},
+	{StepID: timeline.StepID("kubelets/drain"), Node: "control-plane", AtBoundary: true, Action: faultchain.SIGINT},
+	{StepID: timeline.StepID("kubelets/restart"), Node: "control-plane", Action: faultchain.KillExec, Exec: "restart kubelet"},
+	{StepID: timeline.StepID("kubelets/kubeadm-upgrade-node"), Node: "worker", Action: faultchain.KillExec, Exec: "upgrade node"},
+	{StepID: timeline.StepID("kubelets/drain"), Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultchain.SIGKILL},
+	{StepID: timeline.StepID("kubelets/uncordon"), Node: "worker", AtBoundary: true, Action: faultchain.SIGINT},
+	{StepID: timeline.StepID("kubelets/install"), Node: "worker2", Action: faultchain.RestartNode},
 }
 
 // shortChain is the subset make test runs: inside an image import, inside
 // kubeadm upgrade node on a worker (its docker exec killed) and 0.5 s into
 // that worker's kubectl drain.
 var shortChain = []faultchain.Point{
-	{StepID: cluster.UpgradeStepLoadImport, Node: "control-plane", Delay: 3 * time.Second, Action: faultchain.SIGKILL},
-	{StepID: cluster.UpgradeStepKubeletsUpgradeNode, Node: "worker", Action: faultchain.KillExec, Exec: "upgrade node"},
-	{StepID: cluster.UpgradeStepKubeletsDrain, Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultchain.SIGKILL},
+	{StepID: timeline.StepID("load-artifacts/import"), Node: "control-plane", Delay: 3 * time.Second, Action: faultchain.SIGKILL},
+	{StepID: timeline.StepID("kubelets/kubeadm-upgrade-node"), Node: "worker", Action: faultchain.KillExec, Exec: "upgrade node"},
+	{StepID: timeline.StepID("kubelets/drain"), Node: "worker", Exec: " drain ", Delay: 500 * time.Millisecond, Action: faultchain.SIGKILL},
 }
 
 // faultRun is one run of the chain.

@@ -28,7 +28,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
@@ -272,7 +271,7 @@ func testUpgradeOf(t *testing.T, h *harness, m *manifest.Manifest) {
 	}
 	var interruptedEvents string
 	h.Must("interrupt kind alpha upgrade "+strings.Join(targetImage, " ")+" during kubeadm upgrade apply", func() error {
-		events, err := h.InterruptedUpgrade(targetImage, cluster.UpgradeStepControlPlaneApply, 20*time.Second)
+		events, err := h.InterruptedUpgrade(targetImage, timeline.StepID("control-plane/kubeadm-upgrade-apply"), 20*time.Second)
 		interruptedEvents = events
 		kindtest.WriteFile(t, h.Artifacts, "interrupted-upgrade-events.jsonl", events)
 		return err

@@ -50,8 +50,8 @@ const (
 
 // Point is where one run of the chain is stopped, and how.
 type Point struct {
-	// StepID is the step's identifier (cluster.UpgradeStep...).
-	StepID string
+	// StepID is the step's identifier (timeline.StepID names one).
+	StepID cluster.UpgradeStepID
 	// Node is the suffix of the node's name after "<cluster>-"
 	// ("control-plane", "worker", "worker2"), "" for a step of the whole
 	// cluster.
@@ -68,7 +68,7 @@ type Point struct {
 }
 
 func (p Point) String() string {
-	where := p.StepID
+	where := string(p.StepID)
 	if p.Node != "" {
 		where += " on " + p.Node
 	}
@@ -192,28 +192,28 @@ func (d *Driver) Missed() []Point {
 
 // BoundaryKey names the step boundary ev finishes: the step and its node.
 func BoundaryKey(ev timeline.Event) string {
-	return ev.Node + "/" + ev.StepID
+	return ev.Node + "/" + string(ev.StepID)
 }
 
 // workSteps are the steps that change a node or the cluster; they must do
 // their work once in the whole chain. Checks, waits and pinning (which
 // labels images every run) are left out.
-var workSteps = map[string]bool{
-	cluster.UpgradeStepLoadStage:            true,
-	cluster.UpgradeStepLoadImport:           true,
-	cluster.UpgradeStepControlPlaneApply:    true,
-	cluster.UpgradeStepControlPlaneNode:     true,
-	cluster.UpgradeStepKubeletsUpgradeNode:  true,
-	cluster.UpgradeStepKubeletsDrain:        true,
-	cluster.UpgradeStepKubeletsInstall:      true,
-	cluster.UpgradeStepKubeletsRestart:      true,
-	cluster.UpgradeStepKubeletsUncordon:     true,
-	cluster.UpgradeStepKubeletsWriteVersion: true,
+var workSteps = map[cluster.UpgradeStepID]bool{
+	timeline.StepID("load-artifacts/stage"):                true,
+	timeline.StepID("load-artifacts/import"):               true,
+	timeline.StepID("control-plane/kubeadm-upgrade-apply"): true,
+	timeline.StepID("control-plane/kubeadm-upgrade-node"):  true,
+	timeline.StepID("kubelets/kubeadm-upgrade-node"):       true,
+	timeline.StepID("kubelets/drain"):                      true,
+	timeline.StepID("kubelets/install"):                    true,
+	timeline.StepID("kubelets/restart"):                    true,
+	timeline.StepID("kubelets/uncordon"):                   true,
+	timeline.StepID("kubelets/write-version"):              true,
 }
 
 // WorkKey names a work step on a node.
 func WorkKey(ev timeline.Event) string {
-	return ev.StepID + "/" + ev.Node
+	return string(ev.StepID) + "/" + ev.Node
 }
 
 // RepeatedWork returns the work steps that did their work (finished with

@@ -28,17 +28,21 @@ import (
 )
 
 // stepEvent is an event of step id on node; its display text is text.
-func stepEvent(at int, ev, id, node, text, outcome string) timeline.Event {
-	phase, _, _ := strings.Cut(id, "/")
+func stepEvent(at int, ev string, id cluster.UpgradeStepID, node, text, outcome string) timeline.Event {
+	phase, _, _ := strings.Cut(string(id), "/")
 	return timeline.Event{Time: time.Unix(int64(at), 0), Kind: "step", Event: ev, Phase: phase, Node: node, StepID: id, Step: text, Outcome: outcome}
 }
 
 // the steps the fixtures use
-const (
-	drain    = cluster.UpgradeStepKubeletsDrain
-	uncordon = cluster.UpgradeStepKubeletsUncordon
-	stage    = cluster.UpgradeStepLoadStage
-	images   = cluster.UpgradeStepPreflightImages
+var (
+	drain          = timeline.StepDrain
+	uncordon       = timeline.StepUncordon
+	restart        = timeline.StepRestart
+	stage          = timeline.StepID("load-artifacts/stage")
+	images         = timeline.StepID("preflight/images")
+	imports        = timeline.StepID("load-artifacts/import")
+	pin            = timeline.StepID("load-artifacts/pin")
+	preflightNodes = timeline.StepID("preflight/nodes")
 )
 
 func TestFaultPointMatches(t *testing.T) {
@@ -98,23 +102,23 @@ func TestFaultLandedInside(t *testing.T) {
 func TestRepeatedWork(t *testing.T) {
 	t.Parallel()
 	run1 := []timeline.Event{
-		stepEvent(1, "finished", cluster.UpgradeStepLoadImport, "c-cp", "importing 7 image archive(s)", "success"),
-		stepEvent(2, "finished", cluster.UpgradeStepLoadPin, "c-cp", "pinning the target's images", "success"),
+		stepEvent(1, "finished", imports, "c-cp", "importing 7 image archive(s)", "success"),
+		stepEvent(2, "finished", pin, "c-cp", "pinning the target's images", "success"),
 		stepEvent(3, "finished", drain, "c-w", "draining", "success"),
 	}
 	run2 := []timeline.Event{
 		// skipped and checks are not work; pinning runs every time
-		stepEvent(4, "finished", cluster.UpgradeStepLoadImport, "c-cp", "importing 0 image archive(s)", "skipped"),
-		stepEvent(5, "finished", cluster.UpgradeStepLoadPin, "c-cp", "pinning the target's images", "success"),
+		stepEvent(4, "finished", imports, "c-cp", "importing 0 image archive(s)", "skipped"),
+		stepEvent(5, "finished", pin, "c-cp", "pinning the target's images", "success"),
 		stepEvent(6, "finished", drain, "c-w", "draining", "skipped"),
-		stepEvent(7, "finished", cluster.UpgradeStepKubeletsRestart, "c-w", "restarting the kubelet", "failure"),
+		stepEvent(7, "finished", restart, "c-w", "restarting the kubelet", "failure"),
 	}
 	if got := RepeatedWork([][]timeline.Event{run1, run2}, nil); len(got) != 0 {
 		t.Errorf("repeatedWork = %v, want none", got)
 	}
 	run3 := []timeline.Event{
-		stepEvent(8, "finished", cluster.UpgradeStepLoadImport, "c-cp", "importing 2 image archive(s)", "success"),
-		stepEvent(9, "finished", cluster.UpgradeStepKubeletsRestart, "c-w", "restarting the kubelet", "success"),
+		stepEvent(8, "finished", imports, "c-cp", "importing 2 image archive(s)", "success"),
+		stepEvent(9, "finished", restart, "c-w", "restarting the kubelet", "success"),
 	}
 	got := RepeatedWork([][]timeline.Event{run1, run2, run3}, nil)
 	if strings.Join(got, ";") != "load-artifacts/import/c-cp (run 1, again in run 3)" {
@@ -160,13 +164,13 @@ func TestChainDriver(t *testing.T) {
 	inside := Point{StepID: drain, Node: "worker", Delay: time.Second, Action: SIGKILL}
 	d := NewDriver("c", []Point{inside}, true)
 	// run 1: the first successful step is a boundary (SIGKILL first)
-	p := d.Pick(stepEvent(1, "finished", cluster.UpgradeStepPreflightNodes, "", "checking nodes", "success"))
-	if p == nil || !p.AtBoundary || p.Action != SIGKILL || p.StepID != cluster.UpgradeStepPreflightNodes || p.Node != "" {
+	p := d.Pick(stepEvent(1, "finished", preflightNodes, "", "checking nodes", "success"))
+	if p == nil || !p.AtBoundary || p.Action != SIGKILL || p.StepID != preflightNodes || p.Node != "" {
 		t.Fatalf("first pick %+v", p)
 	}
 	d.Fired(*p)
 	// run 2: that boundary is used; the next one is, with SIGINT
-	if p := d.Pick(stepEvent(2, "finished", cluster.UpgradeStepPreflightNodes, "", "checking nodes", "success")); p != nil {
+	if p := d.Pick(stepEvent(2, "finished", preflightNodes, "", "checking nodes", "success")); p != nil {
 		t.Errorf("a used boundary picked again: %+v", p)
 	}
 	if p := d.Pick(stepEvent(2, "finished", images, "", "checking images", "skipped")); p != nil {

@@ -466,10 +466,10 @@ func WriteFile(t T, dir, name, content string) {
 
 // InterruptedUpgrade starts `kind alpha upgrade --output json` from the
 // target source (its flags: --image-dir DIR, --image IMAGE...), sends it
-// SIGINT delay after the step stepID (cluster.UpgradeStep...) started, and
-// checks that it stops with an error that says to run it again. It returns
-// the events it printed.
-func (h *Cluster) InterruptedUpgrade(source []string, stepID string, delay time.Duration) (string, error) {
+// SIGINT delay after the step stepID started, and checks that it stops
+// with an error that says to run it again. It returns the events it
+// printed.
+func (h *Cluster) InterruptedUpgrade(source []string, stepID cluster.UpgradeStepID, delay time.Duration) (string, error) {
 	cmd := exec.Command(h.Kind, append(append([]string{"alpha", "upgrade", "--name", h.Name}, source...), "--output", "json")...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

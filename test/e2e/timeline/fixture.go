@@ -42,37 +42,44 @@ type Recorder struct {
 	events []Event
 }
 
-// The fixtures' Steps, and their display texts as the tool shows them.
-const (
-	StepDrain    = cluster.UpgradeStepKubeletsDrain
-	StepRestart  = cluster.UpgradeStepKubeletsRestart
-	StepUncordon = cluster.UpgradeStepKubeletsUncordon
+// The fixtures' other steps.
+var (
+	stepPreflightNodes      = StepID("preflight/nodes")
+	stepApply               = StepID("control-plane/kubeadm-upgrade-apply")
+	stepControlPlaneNode    = StepID("control-plane/kubeadm-upgrade-node")
+	stepControlPlaneWait    = StepID("control-plane/wait-pods")
+	stepKubeletsUpgradeNode = StepID("kubelets/kubeadm-upgrade-node")
+	stepInstall             = StepID("kubelets/install")
+	stepWaitReady           = StepID("kubelets/wait-ready")
+	stepWaitSettled         = StepID("kubelets/wait-settled")
+	stepWriteVersion        = StepID("kubelets/write-version")
 )
 
-var displayed = map[string]string{
-	cluster.UpgradeStepPreflightNodes:       "checking nodes",
-	cluster.UpgradeStepControlPlaneApply:    "kubeadm upgrade apply v1.37.2",
-	cluster.UpgradeStepControlPlaneNode:     "kubeadm upgrade node",
-	cluster.UpgradeStepControlPlaneWait:     "waiting for the control-plane pods to run v1.37.2 and be Ready",
-	cluster.UpgradeStepKubeletsUpgradeNode:  "kubeadm upgrade node",
-	cluster.UpgradeStepKubeletsDrain:        "draining",
-	cluster.UpgradeStepKubeletsInstall:      "installing kubeadm, kubelet and kubectl v1.37.2",
-	cluster.UpgradeStepKubeletsRestart:      "restarting the kubelet",
-	cluster.UpgradeStepKubeletsWaitReady:    "waiting for the node to be Ready at v1.37.2",
-	cluster.UpgradeStepKubeletsWaitSettled:  "waiting for the control-plane pods and /readyz",
-	cluster.UpgradeStepKubeletsUncordon:     "uncordoning",
-	cluster.UpgradeStepKubeletsWriteVersion: "writing /kind/version",
+// displayed are the steps' display texts as the tool shows them.
+var displayed = map[cluster.UpgradeStepID]string{
+	stepPreflightNodes:      "checking nodes",
+	stepApply:               "kubeadm upgrade apply v1.37.2",
+	stepControlPlaneNode:    "kubeadm upgrade node",
+	stepControlPlaneWait:    "waiting for the control-plane pods to run v1.37.2 and be Ready",
+	stepKubeletsUpgradeNode: "kubeadm upgrade node",
+	StepDrain:               "draining",
+	stepInstall:             "installing kubeadm, kubelet and kubectl v1.37.2",
+	StepRestart:             "restarting the kubelet",
+	stepWaitReady:           "waiting for the node to be Ready at v1.37.2",
+	stepWaitSettled:         "waiting for the control-plane pods and /readyz",
+	StepUncordon:            "uncordoning",
+	stepWriteVersion:        "writing /kind/version",
 }
 
 // Emit adds an event; stepID is "" for events that are not a step's.
-func (tl *Recorder) Emit(kind, ev, phase, node, stepID, outcome string) {
+func (tl *Recorder) Emit(kind, ev, phase, node string, stepID cluster.UpgradeStepID, outcome string) {
 	tl.now = tl.now.Add(time.Second)
 	tl.events = append(tl.events, Event{Time: tl.now, Kind: kind, Event: ev, Phase: phase, Node: node, StepID: stepID, Step: displayed[stepID], Outcome: outcome})
 }
 
 // Steps adds node's work in phase: the node started, each step started
 // and finished successfully, the node finished.
-func (tl *Recorder) Steps(phase, node string, steps ...string) {
+func (tl *Recorder) Steps(phase, node string, steps ...cluster.UpgradeStepID) {
 	tl.Emit("node", "started", phase, node, "", "")
 	for _, s := range steps {
 		tl.Emit("step", "started", phase, node, s, "")
@@ -89,8 +96,8 @@ func FixtureUpgrade() []Event {
 	all := append(append([]string{}, FixtureControlPlanes...), FixtureWorkers...)
 	tl.Emit("upgrade", "started", "", "", "", "")
 	tl.Emit("phase", "started", "preflight", "", "", "")
-	tl.Emit("step", "started", "preflight", "", cluster.UpgradeStepPreflightNodes, "")
-	tl.Emit("step", "finished", "preflight", "", cluster.UpgradeStepPreflightNodes, "success")
+	tl.Emit("step", "started", "preflight", "", stepPreflightNodes, "")
+	tl.Emit("step", "finished", "preflight", "", stepPreflightNodes, "success")
 	tl.Emit("phase", "finished", "preflight", "", "", "success")
 	tl.Emit("phase", "started", "load-artifacts", "", "", "")
 	for _, n := range all {
@@ -101,19 +108,19 @@ func FixtureUpgrade() []Event {
 	}
 	tl.Emit("phase", "finished", "load-artifacts", "", "", "success")
 	tl.Emit("phase", "started", PhaseControlPlane, "", "", "")
-	tl.Steps(PhaseControlPlane, FixtureControlPlanes[0], cluster.UpgradeStepControlPlaneApply, cluster.UpgradeStepControlPlaneWait)
+	tl.Steps(PhaseControlPlane, FixtureControlPlanes[0], stepApply, stepControlPlaneWait)
 	for _, n := range FixtureControlPlanes[1:] {
-		tl.Steps(PhaseControlPlane, n, cluster.UpgradeStepControlPlaneNode, cluster.UpgradeStepControlPlaneWait)
+		tl.Steps(PhaseControlPlane, n, stepControlPlaneNode, stepControlPlaneWait)
 	}
 	tl.Emit("phase", "finished", PhaseControlPlane, "", "", "success")
 	tl.Emit("phase", "started", PhaseKubelets, "", "", "")
 	for _, n := range FixtureControlPlanes {
-		tl.Steps(PhaseKubelets, n, StepDrain, cluster.UpgradeStepKubeletsInstall, StepRestart,
-			cluster.UpgradeStepKubeletsWaitReady, cluster.UpgradeStepKubeletsWaitSettled, StepUncordon, cluster.UpgradeStepKubeletsWriteVersion)
+		tl.Steps(PhaseKubelets, n, StepDrain, stepInstall, StepRestart,
+			stepWaitReady, stepWaitSettled, StepUncordon, stepWriteVersion)
 	}
 	for _, n := range FixtureWorkers {
-		tl.Steps(PhaseKubelets, n, cluster.UpgradeStepKubeletsUpgradeNode, StepDrain, cluster.UpgradeStepKubeletsInstall, StepRestart,
-			cluster.UpgradeStepKubeletsWaitReady, StepUncordon, cluster.UpgradeStepKubeletsWriteVersion)
+		tl.Steps(PhaseKubelets, n, stepKubeletsUpgradeNode, StepDrain, stepInstall, StepRestart,
+			stepWaitReady, StepUncordon, stepWriteVersion)
 	}
 	tl.Emit("phase", "finished", PhaseKubelets, "", "", "success")
 	tl.Emit("phase", "started", "verify", "", "", "")
@@ -149,7 +156,7 @@ func NodeIn(phase, node string) func(Span) bool {
 }
 
 // StepOn selects the spans of step on node.
-func StepOn(node, step string) func(Span) bool {
+func StepOn(node string, step cluster.UpgradeStepID) func(Span) bool {
 	return func(s Span) bool {
 		return s.Kind == "step" && s.Node == node && s.StepID == step
 	}

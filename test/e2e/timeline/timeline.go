@@ -41,6 +41,25 @@ const (
 // Event is one line of `kind alpha upgrade --output json`.
 type Event = cluster.UpgradeEvent
 
+// StepID returns the identifier of the step named name, checked by
+// cluster.ParseUpgradeStepID: a name that is no step's panics, so that a
+// test naming a renamed step fails when it loads instead of matching
+// nothing.
+func StepID(name string) cluster.UpgradeStepID {
+	id, err := cluster.ParseUpgradeStepID(name)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// The steps the order checks look for.
+var (
+	StepDrain    = StepID("kubelets/drain")
+	StepRestart  = StepID("kubelets/restart")
+	StepUncordon = StepID("kubelets/uncordon")
+)
+
 // Parse reads --output json: one event per line.
 func Parse(out string) ([]Event, error) {
 	var events []Event
@@ -62,9 +81,11 @@ func Parse(out string) ([]Event, error) {
 // Span is what ran between a started event and its finished event: the
 // whole upgrade, a phase, a node within a phase or a step.
 type Span struct {
+	Kind, Phase, Node string
 	// StepID is the step's identifier, Step its display text.
-	Kind, Phase, Node, StepID, Step, Outcome string
-	Start, End                               time.Time
+	StepID        cluster.UpgradeStepID
+	Step, Outcome string
+	Start, End    time.Time
 }
 
 func (s Span) String() string {
@@ -84,7 +105,10 @@ func (s Span) String() string {
 // they started. A started event without its finished event (the run was
 // killed) is an error, as is a finished event that nothing started.
 func SpansOf(events []Event) ([]Span, error) {
-	type key struct{ kind, phase, node, step string }
+	type key struct {
+		kind, phase, node string
+		step              cluster.UpgradeStepID
+	}
 	var spans []Span
 	open := map[key][]int{} // started spans not finished yet, by scope
 	for _, ev := range events {
@@ -207,10 +231,10 @@ type CordonWindow struct {
 func CordonWindows(spans []Span) ([]CordonWindow, error) {
 	var windows []CordonWindow
 	var problems []string
-	for _, d := range Find(spans, func(s Span) bool { return s.Kind == "step" && s.StepID == cluster.UpgradeStepKubeletsDrain }) {
+	for _, d := range Find(spans, func(s Span) bool { return s.Kind == "step" && s.StepID == StepDrain }) {
 		w := CordonWindow{Node: d.Node, Start: d.Start}
 		for _, u := range Find(spans, func(s Span) bool {
-			return s.Kind == "step" && s.StepID == cluster.UpgradeStepKubeletsUncordon && s.Node == d.Node && !s.Start.Before(d.End)
+			return s.Kind == "step" && s.StepID == StepUncordon && s.Node == d.Node && !s.Start.Before(d.End)
 		}) {
 			if u.Outcome != "failure" {
 				w.End = u.End

@@ -970,13 +970,13 @@ func TestJSONEvents(t *testing.T) {
 // of them.
 func TestEveryStepHasAStableID(t *testing.T) {
 	t.Parallel()
-	known := map[string]bool{}
+	known := map[stepid.ID]bool{}
 	for _, id := range stepid.All() {
 		known[id] = true
 	}
 	e := newEnv(t, 2, 1, fakenode.ReleaseTree)
 	rec := mustUpgrade(t, e)
-	seen := map[string]bool{}
+	seen := map[stepid.ID]bool{}
 	for _, ev := range rec.events {
 		if ev.Kind != report.KindStep {
 			if ev.StepID != "" {
@@ -984,7 +984,7 @@ func TestEveryStepHasAStableID(t *testing.T) {
 			}
 			continue
 		}
-		if !known[ev.StepID] || !strings.HasPrefix(ev.StepID, ev.Phase+"/") {
+		if !known[ev.StepID] || !strings.HasPrefix(string(ev.StepID), ev.Phase+"/") {
 			t.Errorf("step %q of phase %s has the ID %q", ev.Step, ev.Phase, ev.StepID)
 		}
 		seen[ev.StepID] = true

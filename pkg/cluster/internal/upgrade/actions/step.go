@@ -24,6 +24,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 // Step is one re-entrant unit of work on a node: it looks at the node's
@@ -31,7 +32,7 @@ import (
 // when the work is what the look found.
 type Step interface {
 	// id is the step's stable identifier (package stepid).
-	id() string
+	id() stepid.ID
 	// name names the step in status lines and the dry-run plan.
 	name() string
 	// check looks at the node's real state and returns the work left to
@@ -43,7 +44,7 @@ type Step interface {
 type Task struct {
 	// ID is the step's stable identifier (package stepid), Name its
 	// display text.
-	ID   string
+	ID   stepid.ID
 	Name string
 	// Done reports whether the work is already done, and if so why (an
 	// empty reason means "already done"). Nil means always run.
@@ -52,8 +53,8 @@ type Task struct {
 	Run func() error
 }
 
-func (t Task) id() string   { return t.ID }
-func (t Task) name() string { return t.Name }
+func (t Task) id() stepid.ID { return t.ID }
+func (t Task) name() string  { return t.Name }
 
 func (t Task) check() (func() error, string, error) {
 	if t.Done != nil {
@@ -70,7 +71,7 @@ func (t Task) check() (func() error, string, error) {
 type Todo[T any] struct {
 	// ID is the step's stable identifier (package stepid), Name its
 	// display text.
-	ID   string
+	ID   stepid.ID
 	Name string
 	// Find looks at the node's real state and returns the work left, or
 	// done when there is none, and why (an empty reason means "already
@@ -80,8 +81,8 @@ type Todo[T any] struct {
 	Run func(todo T) error
 }
 
-func (t Todo[T]) id() string   { return t.ID }
-func (t Todo[T]) name() string { return t.Name }
+func (t Todo[T]) id() stepid.ID { return t.ID }
+func (t Todo[T]) name() string  { return t.Name }
 
 func (t Todo[T]) check() (func() error, string, error) {
 	todo, done, reason, err := t.Find()
@@ -160,7 +161,7 @@ func StepNames(phase string, steps []Step) []string {
 type Check struct {
 	// ID is the check's stable identifier (package stepid), Name its
 	// display text.
-	ID   string
+	ID   stepid.ID
 	Name string
 	Run  func(*Context) error
 }

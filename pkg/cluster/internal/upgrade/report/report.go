@@ -26,6 +26,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 // Event kinds and outcomes, as they appear in JSON events.
@@ -67,9 +69,9 @@ type Event struct {
 	// StepID is the step's stable identifier, "<phase>/<step>" (e.g.
 	// "kubelets/drain"): what programs match on. Step is its display
 	// text, which may change and carries versions, paths and counts.
-	StepID  string `json:"stepID,omitempty"`
-	Step    string `json:"step,omitempty"`
-	Outcome string `json:"outcome,omitempty"`
+	StepID  stepid.ID `json:"stepID,omitempty"`
+	Step    string    `json:"step,omitempty"`
+	Outcome string    `json:"outcome,omitempty"`
 	// DurationSeconds is set on finished events.
 	DurationSeconds float64 `json:"durationSeconds,omitempty"`
 	Error           string  `json:"error,omitempty"`
@@ -92,7 +94,7 @@ type Scope struct {
 	Node  string
 	Step  string
 	// StepID is the step's stable identifier (package stepid).
-	StepID string
+	StepID stepid.ID
 }
 
 func (s Scope) kind() string {

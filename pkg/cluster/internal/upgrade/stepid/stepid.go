@@ -20,50 +20,56 @@ limitations under the License.
 // paths and counts.
 package stepid
 
+import "sigs.k8s.io/kind/pkg/errors"
+
+// ID is a step's stable identifier, "<phase>/<step>". Its values are the
+// constants below: the JSON contract, never to be renamed casually.
+type ID string
+
 // The steps of each phase, in the order they run.
 const (
-	PreflightNodes       = "preflight/nodes"
-	PreflightSource      = "preflight/source"
-	PreflightBinaries    = "preflight/binaries"
-	PreflightKubeadmLock = "preflight/kubeadm-lock"
-	PreflightCluster     = "preflight/cluster"
-	PreflightProbe       = "preflight/kubeadm-probe"
-	PreflightSkew        = "preflight/version-skew"
-	PreflightHost        = "preflight/host"
-	PreflightDrains      = "preflight/drains"
-	PreflightImages      = "preflight/images"
-	PreflightDisk        = "preflight/disk"
-	PreflightPhases      = "preflight/phases"
+	PreflightNodes       ID = "preflight/nodes"
+	PreflightSource      ID = "preflight/source"
+	PreflightBinaries    ID = "preflight/binaries"
+	PreflightKubeadmLock ID = "preflight/kubeadm-lock"
+	PreflightCluster     ID = "preflight/cluster"
+	PreflightProbe       ID = "preflight/kubeadm-probe"
+	PreflightSkew        ID = "preflight/version-skew"
+	PreflightHost        ID = "preflight/host"
+	PreflightDrains      ID = "preflight/drains"
+	PreflightImages      ID = "preflight/images"
+	PreflightDisk        ID = "preflight/disk"
+	PreflightPhases      ID = "preflight/phases"
 
-	LoadStage          = "load-artifacts/stage"
-	LoadStagedVersions = "load-artifacts/staged-versions"
-	LoadImport         = "load-artifacts/import"
-	LoadPull           = "load-artifacts/pull"
-	LoadPin            = "load-artifacts/pin"
+	LoadStage          ID = "load-artifacts/stage"
+	LoadStagedVersions ID = "load-artifacts/staged-versions"
+	LoadImport         ID = "load-artifacts/import"
+	LoadPull           ID = "load-artifacts/pull"
+	LoadPin            ID = "load-artifacts/pin"
 
-	ControlPlaneApply = "control-plane/kubeadm-upgrade-apply"
-	ControlPlaneNode  = "control-plane/kubeadm-upgrade-node"
-	ControlPlaneWait  = "control-plane/wait-pods"
+	ControlPlaneApply ID = "control-plane/kubeadm-upgrade-apply"
+	ControlPlaneNode  ID = "control-plane/kubeadm-upgrade-node"
+	ControlPlaneWait  ID = "control-plane/wait-pods"
 
-	KubeletsUpgradeNode  = "kubelets/kubeadm-upgrade-node"
-	KubeletsDrain        = "kubelets/drain"
-	KubeletsInstall      = "kubelets/install"
-	KubeletsRestart      = "kubelets/restart"
-	KubeletsWaitReady    = "kubelets/wait-ready"
-	KubeletsWaitSettled  = "kubelets/wait-settled"
-	KubeletsUncordon     = "kubelets/uncordon"
-	KubeletsWriteVersion = "kubelets/write-version"
+	KubeletsUpgradeNode  ID = "kubelets/kubeadm-upgrade-node"
+	KubeletsDrain        ID = "kubelets/drain"
+	KubeletsInstall      ID = "kubelets/install"
+	KubeletsRestart      ID = "kubelets/restart"
+	KubeletsWaitReady    ID = "kubelets/wait-ready"
+	KubeletsWaitSettled  ID = "kubelets/wait-settled"
+	KubeletsUncordon     ID = "kubelets/uncordon"
+	KubeletsWriteVersion ID = "kubelets/write-version"
 
-	VerifyServerVersion    = "verify/server-version"
-	VerifyControlPlanePods = "verify/control-plane-pods"
-	VerifyNodes            = "verify/nodes"
-	VerifyWorkloads        = "verify/workloads"
+	VerifyServerVersion    ID = "verify/server-version"
+	VerifyControlPlanePods ID = "verify/control-plane-pods"
+	VerifyNodes            ID = "verify/nodes"
+	VerifyWorkloads        ID = "verify/workloads"
 )
 
 // All lists every step identifier, phase by phase, in the order the steps
 // run.
-func All() []string {
-	return []string{
+func All() []ID {
+	return []ID{
 		PreflightNodes, PreflightSource, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
 		PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
 		LoadStage, LoadStagedVersions, LoadImport, LoadPull, LoadPin,
@@ -72,4 +78,15 @@ func All() []string {
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,
 	}
+}
+
+// Parse returns the step identifier named s, refusing a name that is no
+// step's (All lists them).
+func Parse(s string) (ID, error) {
+	for _, id := range All() {
+		if string(id) == s {
+			return id, nil
+		}
+	}
+	return "", errors.Errorf("unknown upgrade step %q: a step is named \"<phase>/<step>\" as the JSON events' stepID says, e.g. %q", s, KubeletsDrain)
 }
