@@ -245,6 +245,7 @@ func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error 
 	}
 	opts.ClusterName = name
 	// user input first, before asking the container runtime anything
+	opts.Cluster = upgrade.KnownNodes{}
 	if err := upgrade.Validate(opts); err != nil {
 		return err
 	}
@@ -282,16 +283,18 @@ func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error 
 	// the other clusters' nodes share the host's limits with this one's,
 	// and so do those of the host's other providers (rootful Docker and
 	// podman side by side: each node's root is the host's root)
-	opts.Neighbours = append(opts.Neighbours, clusterNodes(p, clusters, name)...)
+	known := upgrade.KnownNodes{Cluster: nodes}
+	known.Others = append(known.Others, clusterNodes(p, clusters, name)...)
 	for _, other := range otherProviders(opts.ProviderCommand) {
 		otherClusters, err := other.List()
 		if err != nil {
 			// a provider that answers -v but cannot list: nothing to count
 			continue
 		}
-		opts.Neighbours = append(opts.Neighbours, clusterNodes(other, otherClusters, "")...)
+		known.Others = append(known.Others, clusterNodes(other, otherClusters, "")...)
 	}
-	return upgrade.Run(nodes, opts)
+	opts.Cluster = known
+	return upgrade.Run(opts)
 }
 
 // clusterNodes lists the nodes of clusters, but for the cluster except; a

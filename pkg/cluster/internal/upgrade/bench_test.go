@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/log"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
@@ -49,11 +50,11 @@ func BenchmarkUpgradeFakeCluster(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				c := fakenode.NewCluster("kind", from, bc.controlPlanes, bc.workers)
-				if err := upgrade.Run(c.KindNodes(), opts); err != nil {
+				if err := upgrade.Run(withNodes(opts, c.KindNodes())); err != nil {
 					b.Fatal(err)
 				}
 				upgradeCalls += len(c.Calls)
-				if err := upgrade.Run(c.KindNodes(), opts); err != nil {
+				if err := upgrade.Run(withNodes(opts, c.KindNodes())); err != nil {
 					b.Fatal(err)
 				}
 				rerunCalls += len(c.Calls)
@@ -62,4 +63,10 @@ func BenchmarkUpgradeFakeCluster(b *testing.B) {
 			b.ReportMetric(float64(rerunCalls-upgradeCalls)/float64(b.N), "commands/rerun")
 		})
 	}
+}
+
+// withNodes returns opts upgrading the cluster of ns.
+func withNodes(opts upgrade.Options, ns []nodes.Node) upgrade.Options {
+	opts.Cluster = upgrade.KnownNodes{Cluster: ns}
+	return opts
 }

@@ -223,7 +223,9 @@ func TestInotifyLimitRefused(t *testing.T) {
 		t.Fatalf("the scenario needs the host near its limit: %d of 128 used", used)
 	}
 	snapshotUnchanged(t, e, func() {
-		_, err := e.run(func(o *upgrade.Options) { o.Neighbours = other.KindNodes() })
+		_, err := e.run(func(o *upgrade.Options) {
+			o.Cluster = upgrade.KnownNodes{Cluster: e.cluster.KindNodes(), Others: other.KindNodes()}
+		})
 		if err == nil {
 			t.Fatal("the upgrade was not refused")
 		}
@@ -243,7 +245,9 @@ func TestInotifyLimitRefused(t *testing.T) {
 		}
 	})
 	host.SetLimit(fakenode.InotifyCount{Instances: 512, Watches: 524288})
-	if _, err := e.run(func(o *upgrade.Options) { o.Neighbours = other.KindNodes() }); err != nil {
+	if _, err := e.run(func(o *upgrade.Options) {
+		o.Cluster = upgrade.KnownNodes{Cluster: e.cluster.KindNodes(), Others: other.KindNodes()}
+	}); err != nil {
 		t.Fatalf("the upgrade failed once the limit was raised: %v", err)
 	}
 	for _, n := range e.cluster.Nodes {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 )
 
@@ -71,7 +72,7 @@ func TestParallelWorkers(t *testing.T) {
 	for _, tc := range []struct {
 		parallel, want int
 	}{
-		{parallel: 0, want: 1}, // the default: one at a time
+		{parallel: options.Defaults().ParallelWorkers, want: 1}, // the default: one at a time
 		{parallel: 1, want: 1},
 		{parallel: 2, want: 2},
 		{parallel: 9, want: 4},

@@ -22,6 +22,7 @@ import (
 	"context"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,7 +40,6 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/source"
 )
 
 // Phase describes one phase of the workflow.
@@ -144,40 +144,61 @@ func ValidateSkipPhases(names []string) error {
 // not a terminal (a terminal has the spinner).
 const heartbeat = 30 * time.Second
 
+// ClusterFinder finds the cluster to upgrade and the nodes that share its
+// host; Run asks it inside its first step, so that a cluster that cannot
+// be found is reported like any other failure.
+type ClusterFinder = actions.ClusterFinder
+
+// KnownNodes is a ClusterFinder of nodes listed beforehand.
+type KnownNodes struct {
+	// Cluster are the cluster's nodes, Others its neighbours'.
+	Cluster, Others []nodes.Node
+}
+
+// Nodes returns k.Cluster.
+func (k KnownNodes) Nodes() ([]nodes.Node, error) { return k.Cluster, nil }
+
+// Neighbours returns k.Others.
+func (k KnownNodes) Neighbours() []nodes.Node { return k.Others }
+
 // Options configure a run: the user's choices (options.Upgrade, the one
-// type the command's flags, the public options and the phases share) and
-// where the run reports.
+// type the command's flags, the public options and the phases share),
+// the cluster, and where the run reports.
 type Options struct {
 	options.Upgrade
+	// Cluster finds the cluster's nodes and its neighbours'.
+	Cluster ClusterFinder
 	// HostCmder runs the provider's commands on the host (reading
 	// --image); exec.DefaultCmder when nil.
 	HostCmder exec.Cmder
-	// Neighbours are the nodes of the provider's other kind clusters,
-	// which share the host's limits (inotify) with this cluster's.
-	Neighbours []nodes.Node
-	Logger     log.Logger
+	Logger    log.Logger
 	// Out receives results: the dry-run plan and JSON events.
 	Out io.Writer
 	// JSON writes one JSON event per line to Out.
 	JSON bool
 	// Spinner, when set, is the terminal the logger writes to: the running
-	// step is animated there. The logger is not changed.
+	// step is animated there and its outcome coloured. The logger is not
+	// changed.
 	Spinner io.Writer
 	Context context.Context
 }
 
 // Validate checks the choices that need no cluster: the phases to skip
-// and the rest of options.Upgrade's. Run expects options that passed it.
+// and the rest of options.Upgrade's.
 func Validate(opts Options) error {
 	if err := ValidateSkipPhases(opts.SkipPhases); err != nil {
 		return err
 	}
+	if opts.Cluster == nil {
+		return errors.New("no cluster to upgrade was given")
+	}
 	return opts.Validate()
 }
 
-// Run upgrades the cluster made of nodes, with options that passed
-// Validate.
-func Run(clusterNodes []nodes.Node, opts Options) error {
+// Run upgrades the cluster opts.Cluster finds. Everything it does, from
+// checking the options on, is reported: with JSON output the last event
+// is always the upgrade's finished event, whatever failed.
+func Run(opts Options) error {
 	if opts.Logger == nil {
 		opts.Logger = log.NoopLogger{}
 	}
@@ -187,35 +208,6 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	src, err := source.Open(opts.Context, source.Options{
-		Image:    opts.Image,
-		ImageDir: opts.ImageDir,
-		// a release tarball is decompressed once, not once per node and
-		// step; a dry run reads it as it goes
-		Unpack:   !opts.DryRun,
-		Provider: opts.Provider(),
-		Cmder:    opts.HostCmder,
-		Cluster:  opts.ClusterName,
-		Logger:   opts.Logger,
-	})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := src.Close(); err != nil {
-			opts.Logger.Warnf("%v", err)
-		}
-	}()
-	// what the target is read from (which build of a source tree, which
-	// node image) matters most: say it always
-	headline, details := src.Describe()
-	if headline != "" {
-		opts.Logger.V(0).Info(headline)
-	}
-	for _, line := range details {
-		opts.Logger.V(1).Info(line)
-	}
-
 	var reportOpts []report.Option
 	if opts.JSON {
 		reportOpts = append(reportOpts, report.WithJSON(opts.Out))
@@ -232,15 +224,29 @@ func Run(clusterNodes []nodes.Node, opts Options) error {
 	ctx := actions.NewContext(opts.Context)
 	ctx.Logger = r.Logger()
 	ctx.Report = r
-	ctx.Nodes = clusterNodes
-	ctx.Neighbours = opts.Neighbours
-	ctx.Source = src
+	ctx.Cluster = opts.Cluster
+	ctx.HostCmder = opts.HostCmder
 	ctx.Options = opts.Upgrade
 	return r.Run(report.Scope{}, func() (bool, string, error) {
+		if err := Validate(opts); err != nil {
+			return false, "", err
+		}
+		what := "Upgrading cluster " + strconv.Quote(opts.ClusterName) + " ..."
+		if opts.DryRun {
+			what = "Planning the upgrade of cluster " + strconv.Quote(opts.ClusterName) + " (dry run: nothing changes) ..."
+		}
+		ctx.Logger.V(0).Info(what)
 		skipped, msg, err := runWorkflow(ctx, r, opts)
 		// work a phase left running beside the next ones (the workers'
-		// load-artifacts) ends before the upgrade does, whatever happened
-		if werr := ctx.Wait(); werr != nil {
+		// load-artifacts) ends before the upgrade does, whatever happened,
+		// and only then is the source closed
+		werr := ctx.Wait()
+		if ctx.Source != nil {
+			if cerr := ctx.Source.Close(); cerr != nil {
+				ctx.Logger.Warnf("%v", cerr)
+			}
+		}
+		if werr != nil {
 			if err != nil {
 				return false, "", errors.NewAggregate([]error{err, werr})
 			}

@@ -32,6 +32,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 
@@ -111,6 +113,7 @@ func (e *env) options(out *recorder) upgrade.Options {
 			PollInterval:    time.Millisecond,
 			ParallelWorkers: 1,
 		},
+		Cluster:   upgrade.KnownNodes{Cluster: e.cluster.KindNodes()},
 		HostCmder: e.cluster.Provider(),
 		Logger:    log.NoopLogger{},
 		Out:       out,
@@ -125,7 +128,7 @@ func (e *env) run(modify func(*upgrade.Options)) (*recorder, error) {
 	if modify != nil {
 		modify(&opts)
 	}
-	err := upgrade.Run(e.cluster.KindNodes(), opts)
+	err := upgrade.Run(opts)
 	return rec, err
 }
 
@@ -432,12 +435,18 @@ func TestImageDirFilesAreLogged(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := strings.ReplaceAll(strings.Join(tc.want, "\n"), "<dir>", e.imageDir)
-			got := logger.lines
+			// the lines the source's step logs, right after its status line
+			opening := "V0  • preflight: opening " + e.imageDir + " ..."
+			i := slices.Index(logger.lines, opening)
+			if i < 0 {
+				t.Fatalf("no line %q in:\n%s", opening, strings.Join(logger.lines, "\n"))
+			}
+			got := logger.lines[i+1:]
 			if len(got) > len(tc.want) {
 				got = got[:len(tc.want)]
 			}
 			if strings.Join(got, "\n") != want {
-				t.Errorf("first lines logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+				t.Errorf("lines logged after %q:\n%s\nwant:\n%s", opening, strings.Join(got, "\n"), want)
 			}
 		})
 	}
@@ -1262,6 +1271,85 @@ func TestImportCutShortIsImportedAgain(t *testing.T) {
 			}
 			if runErr := exec.RunErrorForError(err); runErr == nil || !strings.Contains(string(runErr.Output), tc.ctrPrinted) {
 				t.Errorf("the refusal lost ctr's output: %v", err)
+			}
+		})
+	}
+}
+
+// missingCluster is a ClusterFinder of a cluster that does not exist.
+type missingCluster struct{}
+
+func (missingCluster) Nodes() ([]nodes.Node, error) {
+	return nil, errors.New(`cluster "nope" not found`)
+}
+
+func (missingCluster) Neighbours() []nodes.Node { return nil }
+
+// TestEveryFailureEndsWithAFinishedEvent: whatever fails once the options
+// are given, the JSON events end with the upgrade's finished event, and a
+// failure to find the cluster or open the source is its step's.
+func TestEveryFailureEndsWithAFinishedEvent(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		modify func(*upgrade.Options)
+		errHas string
+		// stepID is the step that fails, "" for a failure before any
+		stepID stepid.ID
+	}{
+		{
+			name:   "a wait that is not positive",
+			modify: func(o *upgrade.Options) { o.Wait = 0 },
+			errHas: "must be positive",
+		},
+		{
+			name:   "an unknown cluster",
+			modify: func(o *upgrade.Options) { o.Cluster = missingCluster{} },
+			errHas: `cluster "nope" not found`,
+			stepID: stepid.PreflightNodes,
+		},
+		{
+			name:   "a folder that does not exist",
+			modify: func(o *upgrade.Options) { o.ImageDir = filepath.Join(o.ImageDir, "nope") },
+			errHas: "does not exist",
+		},
+		{
+			name:   "a folder without kubeadm",
+			modify: func(o *upgrade.Options) { o.ImageDir = t.TempDir() },
+			errHas: "invalid --image-dir",
+			stepID: stepid.PreflightSource,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 1, 0, fakenode.Flat)
+			var rec *recorder
+			snapshotUnchanged(t, e, func() {
+				var err error
+				rec, err = e.run(tc.modify)
+				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("want an error saying %q, got %v", tc.errHas, err)
+				}
+			})
+			if len(rec.events) == 0 {
+				t.Fatal("no events")
+			}
+			last := rec.events[len(rec.events)-1]
+			if last.Kind != report.KindUpgrade || last.Event.Event != report.EventFinished || last.Outcome != report.OutcomeFailure || !strings.Contains(last.Error, tc.errHas) {
+				t.Errorf("the last event is %+v, want the upgrade's failure saying %q", last.Event, tc.errHas)
+			}
+			if first := rec.events[0]; first.Kind != report.KindUpgrade || first.Event.Event != report.EventStarted {
+				t.Errorf("the first event is %+v, want the upgrade's start", first.Event)
+			}
+			var failed stepid.ID
+			for _, ev := range rec.events {
+				if ev.Kind == report.KindStep && ev.Outcome == report.OutcomeFailure {
+					failed = ev.StepID
+				}
+			}
+			if failed != tc.stepID {
+				t.Errorf("the failed step is %q, want %q", failed, tc.stepID)
 			}
 		})
 	}

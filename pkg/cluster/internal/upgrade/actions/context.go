@@ -25,6 +25,7 @@ import (
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
@@ -58,6 +59,17 @@ const InotifyAdvice = "sysctl -w fs.inotify.max_user_watches=524288 fs.inotify.m
 // folder per target version.
 const StagingRoot = "/kind/upgrade"
 
+// ClusterFinder finds the cluster to upgrade and the nodes that share its
+// host.
+type ClusterFinder interface {
+	// Nodes returns the cluster's nodes; its error (e.g. the cluster does
+	// not exist) says what to do.
+	Nodes() ([]nodes.Node, error)
+	// Neighbours returns the nodes of the host's other kind clusters (any
+	// provider), which share the host's limits.
+	Neighbours() []nodes.Node
+}
+
 // Options are the user's choices, as the command's flags and the public
 // options set them.
 type Options = options.Upgrade
@@ -69,7 +81,13 @@ type Context struct {
 	context.Context
 	Logger log.Logger
 	Report *report.Reporter
-	Nodes  []nodes.Node
+	// Cluster finds Nodes and Neighbours, which preflight's first step
+	// sets from it.
+	Cluster ClusterFinder
+	// HostCmder runs the provider's commands on the host (reading
+	// --image); exec.DefaultCmder when nil.
+	HostCmder exec.Cmder
+	Nodes     []nodes.Node
 	// Neighbours are the nodes of the other kind clusters of the same
 	// provider: they share the host's limits with Nodes.
 	Neighbours []nodes.Node

@@ -45,6 +45,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/source"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
@@ -67,10 +68,16 @@ func (a *action) Execute(ctx *actions.Context) error {
 		UpgradesKubelets:     !ctx.Options.Skips(actions.PhaseKubelets),
 	}
 	ctx.State = st
+	// what the later phases take from ctx itself: the nodes and the source
+	if err := ctx.RunChecks(Phase, []actions.Check{
+		{ID: stepid.PreflightNodes, Name: "checking nodes", Run: checkNodes},
+		{ID: stepid.PreflightSource, Name: "opening " + sourceName(ctx.Options), Run: openSource},
+	}, nil); err != nil {
+		return err
+	}
 	// a rerun may start right after an API server restarted
 	ctx = ctx.AfterAPIRestarts()
 	return ctx.RunChecks(Phase, []actions.Check{
-		{ID: stepid.PreflightNodes, Name: "checking nodes", Run: checkNodes},
 		{ID: stepid.PreflightBinaries, Name: "checking the target's binaries", Run: checkBinaries},
 		{ID: stepid.PreflightKubeadmLock, Name: "waiting for kubeadm left running by an interrupted run", Run: waitForKubeadm},
 		{ID: stepid.PreflightCluster, Name: "checking the cluster", Run: checkCluster},
@@ -84,9 +91,59 @@ func (a *action) Execute(ctx *actions.Context) error {
 	}, func() bool { return st.NothingToDo })
 }
 
-// checkNodes finds each node's role and checks that it answers.
+// sourceName names what the target is read from, before it is opened.
+func sourceName(o actions.Options) string {
+	switch {
+	case o.Image != "" && o.ImageDir != "":
+		return "the node image " + o.Image + " and the archives of " + o.ImageDir
+	case o.Image != "":
+		return "the node image " + o.Image
+	}
+	return o.ImageDir
+}
+
+// openSource opens the target (pulling a node image the host lacks,
+// starting its helper container, unpacking a release tarball) into
+// ctx.Source, and says what it is read from.
+func openSource(ctx *actions.Context) error {
+	src, err := source.Open(ctx, source.Options{
+		Image:    ctx.Options.Image,
+		ImageDir: ctx.Options.ImageDir,
+		// a release tarball is decompressed once, not once per node and
+		// step; a dry run reads it as it goes
+		Unpack:   !ctx.Options.DryRun,
+		Provider: ctx.Options.Provider(),
+		Cmder:    ctx.HostCmder,
+		Cluster:  ctx.Options.ClusterName,
+		Logger:   ctx.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	ctx.Source = src
+	// what the target is read from (which build of a source tree, which
+	// node image) matters most: say it always
+	headline, details := src.Describe()
+	if headline != "" {
+		ctx.Logger.V(0).Info(headline)
+	}
+	for _, line := range details {
+		ctx.Logger.V(1).Info(line)
+	}
+	return nil
+}
+
+// checkNodes finds the cluster and each node's role, and checks that every
+// node answers.
 func checkNodes(ctx *actions.Context) error {
 	st := ctx.State
+	if ctx.Cluster != nil {
+		found, err := ctx.Cluster.Nodes()
+		if err != nil {
+			return err
+		}
+		ctx.Nodes, ctx.Neighbours = found, ctx.Cluster.Neighbours()
+	}
 	if len(ctx.Nodes) == 0 {
 		return errors.New("the cluster has no nodes")
 	}
