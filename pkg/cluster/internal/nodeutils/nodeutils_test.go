@@ -186,7 +186,7 @@ func TestParseUnitState(t *testing.T) {
 // capture reads a file of testdata/nodes/kubelet-inotify.
 func capture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "internal", "upgrade", "testdata", "nodes", "kubelet-inotify", name))
+	b, err := os.ReadFile(filepath.Join("..", "upgrade", "testdata", "nodes", "kubelet-inotify", name))
 	if err != nil {
 		t.Fatal(err)
 	}
