@@ -51,17 +51,23 @@ func pulls(c *fakenode.Cluster) map[string][]string {
 }
 
 // TestNodesPullWhatNoSourceProvides: --image alone on nodes that reach
-// their registry: kubeadm's pause, which the node image lacks, is pulled,
-// by the first node that needs it in preflight (which proves the nodes can)
-// and by the others in load-artifacts; nothing is pulled twice.
+// their registry: kubeadm's pause, which the node image lacks, is pulled by
+// every node at the start of load-artifacts, before anything else changes;
+// a dry run plans the pulls and pulls nothing; nothing is pulled twice.
 func TestNodesPullWhatNoSourceProvides(t *testing.T) {
 	t.Parallel()
 	e := newImageEnv(t, 1, 2)
 	e.imageDir = ""
 	serveTargetImages(e.cluster)
-	dry, err := e.run(func(o *upgrade.Options) { o.DryRun = true })
-	if err != nil {
-		t.Fatal(err)
+	var dry *recorder
+	snapshotUnchanged(t, e, func() {
+		var err error
+		if dry, err = e.run(func(o *upgrade.Options) { o.DryRun = true }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got := pulls(e.cluster); len(got) > 0 {
+		t.Errorf("the dry run pulled %v", got)
 	}
 	var p struct {
 		Kind string    `json:"kind"`
@@ -74,9 +80,6 @@ func TestNodesPullWhatNoSourceProvides(t *testing.T) {
 	}
 	for _, n := range p.Plan.Nodes {
 		want := kubeadmPause()
-		if n.Name == "kind-control-plane" {
-			want = "" // pulled there by preflight already
-		}
 		if strings.Join(n.Pull, " ") != want {
 			t.Errorf("the plan says %s pulls %v, want %q", n.Name, n.Pull, want)
 		}
@@ -88,6 +91,19 @@ func TestNodesPullWhatNoSourceProvides(t *testing.T) {
 		if strings.Join(got[node], " ") != kubeadmPause() {
 			t.Errorf("%s pulled %v, want %s once", node, got[node], kubeadmPause())
 		}
+	}
+	// the pulls come before anything else changes on any node
+	lastPull, firstChange := -1, -1
+	for i, call := range e.cluster.Calls {
+		switch {
+		case len(call.Argv) == 3 && call.Argv[0] == "crictl" && call.Argv[1] == "pull":
+			lastPull = i
+		case firstChange < 0 && mutating(call):
+			firstChange = i
+		}
+	}
+	if firstChange >= 0 && firstChange < lastPull {
+		t.Errorf("%v changed a node before the last pull (%v)", e.cluster.Calls[firstChange], e.cluster.Calls[lastPull])
 	}
 	noHelperLeft(t, e)
 }
@@ -107,9 +123,9 @@ func TestReleaseTarballAloneOnNodesThatPull(t *testing.T) {
 	}
 }
 
-// TestPullRefusals: an image no source provides is refused before
-// anything changes when the nodes cannot pull it, or may not, naming both
-// fixes.
+// TestPullRefusals: an image no source provides is refused, naming both
+// fixes, before anything changes: by preflight when the nodes may not pull
+// it, by the pulls that start load-artifacts when they cannot.
 func TestPullRefusals(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -122,9 +138,10 @@ func TestPullRefusals(t *testing.T) {
 			name:  "the nodes cannot reach the registry",
 			setup: func(*fakenode.Cluster) {},
 			errHas: []string{
-				kubeadmPause() + " (needed on kind-worker): kind's node-image builder keeps containerd's sandbox image",
-				"node kind-control-plane cannot pull it: time=",
+				"cannot pull " + kubeadmPause() + " (kind's node-image builder keeps containerd's sandbox image",
+				"which no source provides: time=",
 				"no such host",
+				"Nothing but pulls has changed yet.",
 				"add it as --image-dir",
 				"or let the nodes reach the images' registry (kind passes HTTP_PROXY, HTTPS_PROXY and NO_PROXY",
 			},

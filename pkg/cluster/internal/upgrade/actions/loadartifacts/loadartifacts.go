@@ -22,6 +22,7 @@ limitations under the License.
 package loadartifacts
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -35,6 +36,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
@@ -67,6 +69,12 @@ func (a *action) Execute(ctx *actions.Context) error {
 	if !st.UpgradesControlPlane {
 		now, later = st.Ordered(), nil
 	}
+	// the images no source provides first, on every node that needs one:
+	// a registry the nodes cannot reach stops the upgrade before anything
+	// else changes
+	if err := pullFirst(ctx, st.Ordered()); err != nil {
+		return err
+	}
 	if err := load(ctx, now); err != nil {
 		return err
 	}
@@ -77,20 +85,57 @@ func (a *action) Execute(ctx *actions.Context) error {
 	return nil
 }
 
+// pullFirst pulls, in parallel on the nodes of list that need any, the
+// images no source provides, and waits for all of them.
+func pullFirst(ctx *actions.Context, list []nodes.Node) error {
+	var fns []func() error
+	for _, n := range list {
+		if len(ctx.State.Info[n.String()].Pull) == 0 {
+			continue
+		}
+		fns = append(fns, func() error {
+			return ctx.RunSteps(Phase, n.String(), []actions.Step{pullStep(ctx, n)})
+		})
+	}
+	return errors.AggregateConcurrent(fns)
+}
+
 // load loads nodes in parallel and waits for all of them, so no node is
 // still being changed when an error is returned.
 func load(ctx *actions.Context, list []nodes.Node) error {
 	var fns []func() error
 	for _, n := range list {
 		fns = append(fns, func() error {
-			return ctx.RunSteps(Phase, n.String(), Steps(ctx, n))
+			return ctx.RunSteps(Phase, n.String(), loadSteps(ctx, n))
 		})
 	}
 	return errors.AggregateConcurrent(fns)
 }
 
-// Steps are the steps of this phase on node n.
+// Steps are the steps of this phase on node n: its pulls, which run on
+// every node before the rest, then its loading.
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
+	return append([]actions.Step{pullStep(ctx, n)}, loadSteps(ctx, n)...)
+}
+
+// pullStep pulls the images no source provides that n needs.
+func pullStep(ctx *actions.Context, n nodes.Node) actions.Step {
+	info := ctx.State.Info[n.String()]
+	return actions.Task{
+		ID:   stepid.LoadPull,
+		Name: fmt.Sprintf("pulling %d image(s) from their registry", len(info.Pull)),
+		Done: func() (bool, string, error) {
+			if len(info.Pull) == 0 {
+				return true, "no image to pull", nil
+			}
+			return false, "", nil
+		},
+		Run: func() error { return pullImages(ctx, n, info.Pull) },
+	}
+}
+
+// loadSteps are the steps that load n once the pulls are done.
+func loadSteps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	info := st.Info[n.String()]
 	return []actions.Step{
@@ -120,17 +165,6 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Run: func() error { return importImages(ctx, n, info.Load) },
 		},
 		actions.Task{
-			ID:   stepid.LoadPull,
-			Name: fmt.Sprintf("pulling %d image(s) from their registry", len(info.Pull)),
-			Done: func() (bool, string, error) {
-				if len(info.Pull) == 0 {
-					return true, "no image to pull", nil
-				}
-				return false, "", nil
-			},
-			Run: func() error { return pullImages(ctx, n, info.Pull) },
-		},
-		actions.Task{
 			// always: cheap, and an interrupted import may have left
 			// images unpinned
 			ID:   stepid.LoadPin,
@@ -141,17 +175,32 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 }
 
 // pullImages pulls images on n through its containerd (crictl: the CRI,
-// with the node's registry configuration and proxy), as preflight did on
-// the first node that needed each.
+// with the node's registry configuration and proxy), each bounded by
+// --wait; a failure names the fixes.
 func pullImages(ctx *actions.Context, n nodes.Node, images []string) error {
 	for _, image := range images {
-		ctx.Logger.V(1).Infof("%s: %s: pulling %s", Phase, n, image)
-		if out, err := actions.PullImage(ctx, n, image); err != nil {
-			if ctx.Err() != nil {
-				return errors.Wrapf(err, "cancelled while pulling %s on node %q", image, n)
-			}
-			return errors.Wrapf(err, "failed to pull %s on node %q (preflight pulled it on another node): %s", image, n, strings.TrimSpace(out))
+		ctx.Logger.V(0).Infof("Pulling %s on node %s: it is neither on the nodes nor in %s", image, n, ctx.Source.Name())
+		waitCtx, cancel := context.WithTimeout(ctx, ctx.Options.Wait)
+		out, err := actions.PullImage(waitCtx, n, image)
+		timedOut := waitCtx.Err() != nil
+		cancel()
+		switch {
+		case err == nil:
+			continue
+		case ctx.Err() != nil:
+			return errors.Wrapf(err, "cancelled while pulling %s on node %q", image, n)
+		case timedOut:
+			out = fmt.Sprintf("no answer within --wait (%s)", ctx.Options.Wait)
 		}
+		why := err.Error()
+		if lines := strings.Split(strings.TrimSpace(out), "\n"); strings.TrimSpace(lines[len(lines)-1]) != "" {
+			why = strings.TrimSpace(lines[len(lines)-1])
+		}
+		lacks := ""
+		if l := ctx.Source.Lacks(image); l != "" {
+			lacks = " (" + l + ")"
+		}
+		return errors.Errorf("node %s cannot pull %s%s, which no source provides: %s\nNothing but pulls has changed yet. To fix: %s", n, image, lacks, why, preflight.UnprovidedFix(ctx))
 	}
 	return nil
 }

@@ -41,7 +41,6 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
@@ -480,9 +479,6 @@ func checkImages(ctx *actions.Context) error {
 		}
 	}
 	problems = append(problems, planPulls(ctx, unprovidedOrder, unprovided)...)
-	if ctx.Err() != nil {
-		return errors.Wrap(ctx.Err(), "cancelled while checking that the nodes can pull the images no source provides")
-	}
 	for _, n := range ctx.Nodes {
 		info := st.Info[n.String()]
 		for _, a := range info.Load {
@@ -499,11 +495,7 @@ func checkImages(ctx *actions.Context) error {
 	if len(problems) > 0 {
 		fix := addArchives(ctx)
 		if len(unprovided) > 0 {
-			if ctx.Options.MayPull() {
-				fix += ", or let the nodes reach the images' registry (kind passes HTTP_PROXY, HTTPS_PROXY and NO_PROXY from its environment to the nodes it creates)"
-			} else {
-				fix += ", or let the nodes pull them (--image-pull-policy " + options.PullIfNotPresent + " on nodes that reach their registry)"
-			}
+			fix = UnprovidedFix(ctx)
 		}
 		return errors.Errorf("images kubeadm %s needs are neither on the nodes nor in %s for the nodes' architecture:\n  %s\n%s", st.Target, ctx.Source.Name(), strings.Join(problems, "\n  "), fix)
 	}
@@ -511,82 +503,37 @@ func checkImages(ctx *actions.Context) error {
 }
 
 // planPulls decides, for each image no source provides, whether the
-// nodes pull it: with pulls allowed, it is pulled on the first node that
-// needs it, which proves the nodes reach its registry (kubeadm, the
-// kubelet and kubectl pull from there too), and the other nodes pull it in
-// load-artifacts. It returns a problem per node and image that cannot be
-// had.
+// nodes that need it pull it: with pulls allowed, each such node pulls it
+// at the start of load-artifacts, before anything else changes (preflight
+// changes nothing, so it does not pull; a dry run says what would be
+// pulled). It returns a problem per node and image that cannot be had.
 func planPulls(ctx *actions.Context, order []string, needing map[string][]nodes.Node) []string {
 	st := ctx.State
-	lacks := func(image string) string {
-		if why := ctx.Source.Lacks(image); why != "" {
-			return ": " + why
-		}
-		return ""
-	}
-	if !ctx.Options.MayPull() {
-		var problems []string
-		for _, image := range order {
-			for _, n := range needing[image] {
-				problems = append(problems, fmt.Sprintf("%s (needed on %s)%s; --image-pull-policy %s: the nodes may not pull it", image, n, lacks(image), options.PullNever))
-			}
-		}
-		return problems
-	}
-	failed := make([]string, len(order))
-	var fns []func() error
-	for i, image := range order {
-		first := needing[image][0]
-		fns = append(fns, func() error {
-			ctx.Logger.V(0).Infof("Pulling %s on node %s: it is neither on the nodes nor in %s", image, first, ctx.Source.Name())
-			if msg := pull(ctx, first, image); msg != "" {
-				failed[i] = msg
-			}
-			return nil
-		})
-	}
-	_ = errors.AggregateConcurrent(fns)
 	var problems []string
-	for i, image := range order {
-		if failed[i] != "" {
-			for _, n := range needing[image] {
-				problems = append(problems, fmt.Sprintf("%s (needed on %s)%s; node %s cannot pull it: %s", image, n, lacks(image), needing[image][0], failed[i]))
-			}
-			continue
-		}
-		for j, n := range needing[image] {
-			info := st.Info[n.String()]
-			if j == 0 {
-				info.Present[imageref.Normalize(image)] = true
+	for _, image := range order {
+		for _, n := range needing[image] {
+			if !ctx.Options.MayPull() {
+				lacks := ""
+				if why := ctx.Source.Lacks(image); why != "" {
+					lacks = ": " + why
+				}
+				problems = append(problems, fmt.Sprintf("%s (needed on %s)%s; --image-pull-policy %s: the nodes may not pull it", image, n, lacks, options.PullNever))
 				continue
 			}
+			info := st.Info[n.String()]
 			info.Pull = append(info.Pull, image)
 		}
 	}
 	return problems
 }
 
-// pull pulls image on n through its containerd (crictl: the CRI, with the
-// node's registry configuration and proxy), bounded by --wait; it returns
-// "" or why the pull failed: crictl's last line.
-func pull(ctx *actions.Context, n nodes.Node, image string) string {
-	waitCtx, cancel := context.WithTimeout(ctx, ctx.Options.Wait)
-	defer cancel()
-	out, err := actions.PullImage(waitCtx, n, image)
-	if err == nil {
-		return ""
+// UnprovidedFix is the fix for images no source provides and the nodes
+// cannot or may not pull: archives of them, or pulls that work.
+func UnprovidedFix(ctx *actions.Context) string {
+	if ctx.Options.MayPull() {
+		return addArchives(ctx) + ", or let the nodes reach the images' registry (kind passes HTTP_PROXY, HTTPS_PROXY and NO_PROXY from its environment to the nodes it creates)"
 	}
-	if ctx.Err() != nil {
-		return "cancelled"
-	}
-	if waitCtx.Err() != nil {
-		return fmt.Sprintf("no answer within --wait (%s)", ctx.Options.Wait)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		return last
-	}
-	return err.Error()
+	return addArchives(ctx) + ", or let the nodes pull them (--image-pull-policy " + options.PullIfNotPresent + " on nodes that reach their registry)"
 }
 
 // addArchives is the fix for images no source provides: archives of them
