@@ -59,13 +59,19 @@ func tail(s string, n int) string {
 	return "[...]" + s[len(s)-n:]
 }
 
+// Schema is the version of the events' JSON contract, on every event: a
+// field is only ever added within one version.
+const Schema = "v1"
+
 // Event is one line of `--output json`.
 type Event struct {
-	Time  time.Time `json:"time"`
-	Kind  string    `json:"kind"`
-	Event string    `json:"event"`
-	Phase string    `json:"phase,omitempty"`
-	Node  string    `json:"node,omitempty"`
+	// Schema is the contract's version (Schema).
+	Schema string    `json:"schema"`
+	Time   time.Time `json:"time"`
+	Kind   string    `json:"kind"`
+	Event  string    `json:"event"`
+	Phase  string    `json:"phase,omitempty"`
+	Node   string    `json:"node,omitempty"`
 	// StepID is the step's stable identifier, "<phase>/<step>" (e.g.
 	// "kubelets/drain"): what programs match on. Step is its display
 	// text, which may change and carries versions, paths and counts.
@@ -244,6 +250,7 @@ func (r *Reporter) emit(ev Event) {
 	if r.json == nil {
 		return
 	}
+	ev.Schema = Schema
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// an error writing events must not fail the upgrade; the logger still
@@ -295,17 +302,22 @@ func (r *Reporter) finished(text string, ev Event) {
 		r.spinner.done(text)
 	}
 	d := round(time.Duration(ev.DurationSeconds * float64(time.Second)))
+	ok, failed := "✓", "✗"
+	if r.spinner != nil {
+		// a terminal: coloured as kind's own status lines are
+		ok, failed = "\x1b[32m✓\x1b[0m", "\x1b[31m✗\x1b[0m"
+	}
 	switch ev.Outcome {
 	case OutcomeFailure:
-		r.logger.V(0).Infof(" ✗ %s (%s)", text, d)
+		r.logger.V(0).Infof(" %s %s (%s)", failed, text, d)
 	case OutcomeSkipped:
 		if ev.Message != "" {
-			r.logger.V(0).Infof(" ✓ %s (skipped: %s)", text, ev.Message)
+			r.logger.V(0).Infof(" %s %s (skipped: %s)", ok, text, ev.Message)
 		} else {
-			r.logger.V(0).Infof(" ✓ %s (skipped: already done)", text)
+			r.logger.V(0).Infof(" %s %s (skipped: already done)", ok, text)
 		}
 	default:
-		r.logger.V(0).Infof(" ✓ %s (%s)", text, d)
+		r.logger.V(0).Infof(" %s %s (%s)", ok, text, d)
 	}
 }
 

@@ -114,6 +114,9 @@ func TestStatusLinesAndEvents(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("bad JSON line %q: %v", line, err)
 		}
+		if !strings.HasPrefix(line, `{"schema":"v1",`) {
+			t.Errorf("the event does not start with its schema version: %s", line)
+		}
 		events = append(events, ev)
 	}
 	if len(events) != 8 {

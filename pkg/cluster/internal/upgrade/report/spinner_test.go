@@ -61,12 +61,13 @@ func TestSpinnerLeavesTheLoggerAlone(t *testing.T) {
 	if strings.Contains(got, "a debug line") {
 		t.Errorf("a V(1) line reached a V(0) logger:\n%q", got)
 	}
-	// what the terminal shows last: the step's status line, and the cursor
-	// at the start of the next line
+	// what the terminal shows last: the step's status line, its mark
+	// coloured as kind colours it, and the cursor at the start of the next
+	// line
 	lines := strings.Split(got, "\n")
 	shown := lines[len(lines)-2]
 	shown = shown[strings.LastIndex(shown, clearLine)+len(clearLine):]
-	if lines[len(lines)-1] != "" || !strings.HasPrefix(shown, " ✓ kubelets: kind-worker: draining (") {
+	if lines[len(lines)-1] != "" || !strings.HasPrefix(shown, " \x1b[32m✓\x1b[0m kubelets: kind-worker: draining (") {
 		t.Errorf("the terminal ends with %q, then %q; want the step's status line, then nothing", shown, lines[len(lines)-1])
 	}
 	time.Sleep(250 * time.Millisecond)
