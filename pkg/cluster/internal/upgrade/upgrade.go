@@ -26,6 +26,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Masterminds/semver/v3"
+
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/exec"
@@ -259,6 +261,7 @@ func Run(opts Options) error {
 // runWorkflow runs the phases in order. A phase after control-plane starts
 // once the work left running beside the earlier ones has ended.
 func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, string, error) {
+	start := time.Now()
 	for i, p := range workflow {
 		// the phases that always run decided whether any other does
 		if p.Skippable && ctx.State.NothingToDo {
@@ -287,7 +290,37 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 		return false, "", err
 	}
 	r.Info(report.Scope{}, summary(ctx.State, opts.Skips, opts.ClusterName, opts.Image, opts.ImageDir))
+	closingLines(ctx, opts, start)
 	return false, "", nil
+}
+
+// closingLines tell, after the summary, how long the upgrade took and what
+// to do next: the kubeconfig kind wrote keeps working (its server and
+// credentials do not change), and the host's kubectl may need the
+// cluster's version. Only for people: with JSON output the upgrade's
+// finished event has the duration, and the host is not asked.
+func closingLines(ctx *actions.Context, opts Options, start time.Time) {
+	if opts.JSON {
+		return
+	}
+	ctx.Logger.V(0).Infof("Took %s. The kubeconfig keeps working; try: kubectl cluster-info --context kind-%s", time.Since(start).Round(time.Second), opts.ClusterName)
+	st := ctx.State
+	if opts.Skips(actions.PhaseControlPlane) || st.Bootstrap == nil {
+		return
+	}
+	client, err := hostKubectl(ctx, opts.HostCmder)
+	if err != nil {
+		// no kubectl on the host, or one that cannot say: nothing to advise
+		ctx.Logger.V(1).Infof("the host's kubectl: %v", err)
+		return
+	}
+	target, err := semver.NewVersion(st.Target)
+	if err != nil {
+		return
+	}
+	if hint := kubectlSkewHint(client, target, opts.Provider(), st.Bootstrap.String()); hint != "" {
+		ctx.Logger.Warn(hint)
+	}
 }
 
 // writePlan prints what the upgrade would do.
