@@ -243,13 +243,14 @@ func testUpgradeOf(t *testing.T, h *harness, m *manifest.Manifest) {
 
 	// the target's node image, as kind's builder made it, alone on nodes
 	// that cannot pull: it lacks kubeadm's pause (kind's builder keeps
-	// containerd's sandbox image), which preflight says before any change
-	// (kind's nodes hold the sandbox image, not kubeadm's pause, whatever
-	// the version)
+	// containerd's sandbox image), which the nodes then fail to pull at the
+	// start of load-artifacts, before any other change (kind's nodes hold
+	// the sandbox image, not kubeadm's pause, whatever the version)
 	if h.imageOnNodes(m.ToPauseImage, false, h.CP, worker) == nil {
 		h.Check("--image alone, offline: refused naming kubeadm's pause image and the fix, nothing changed", func() error {
 			msg, err := h.refusedChangingNothing([]string{h.CP, worker}, []string{"alpha", "upgrade", "--name", h.Name, "--image", m.TargetNodeImage}, []string{
-				m.ToPauseImage + " (needed on " + h.CP + "): kind's node-image builder keeps containerd's sandbox image",
+				"node " + h.CP + " cannot pull " + m.ToPauseImage + " (kind's node-image builder keeps containerd's sandbox image",
+				"Nothing but pulls has changed yet.",
 				"add it as --image-dir",
 			})
 			kindtest.WriteFile(t, h.Artifacts, "image-without-pause-refusal.txt", msg+"\n")
