@@ -556,6 +556,21 @@ ensure_component() {
 
 # ------------------------------------------------- Kubernetes' upgrade tests
 
+# upgrades_suite_inputs MODULE_DIR: the folders of this checkout's
+# packages that the upgrade tests' binary links, as go list resolves them
+# (its replace line makes them this checkout's), one per line: a change in
+# any of them (pkg/cluster's events, say) rebuilds the binary.
+upgrades_suite_inputs() {
+  local dirs
+  dirs="$(cd "$1" && go list -deps -test -f '{{if not .Standard}}{{.Dir}}{{end}}' ./suite)" ||
+    die "go list could not resolve the packages of $1/suite"
+  while IFS= read -r dir; do
+    if [[ "${dir}" == "${KEY_REPO}"/* ]]; then
+      printf '%s\n' "${dir}"
+    fi
+  done <<<"${dirs}" | LC_ALL=C sort -u
+}
+
 # build_upgrades_suite OUT VERSION MODULE_DIR [KEYED...]: the upgrade tests
 # of MODULE_DIR (test/upgrades) against k8s.io/kubernetes VERSION, as
 # OUT/upgrades.test; agnhost from that module's own source (OUT/agnhost,
@@ -749,9 +764,11 @@ main() {
 
   # Kubernetes' upgrade tests, built from the target's module, and the
   # images they run
-  local suite_dir test_images_dir
+  local suite_dir test_images_dir suite_inputs
+  suite_inputs="$(upgrades_suite_inputs "${KEY_REPO}/test/upgrades")"
+  # shellcheck disable=SC2086 # one folder of this checkout per word
   suite_dir="$(cached bin "upgrades-${E2E_TO}" build_upgrades_suite "${E2E_TO}" "${KEY_REPO}/test/upgrades" \
-    "${KEY_REPO}/test/upgrades/suite/suite_test.go" "${KEY_REPO}/test/e2e/probe" "${KEY_REPO}/test/e2e/timeline")"
+    "${KEY_REPO}/test/upgrades/suite/suite_test.go" ${suite_inputs})"
   test_images_dir="$(cached images "test-images-${E2E_TO}" build_test_images "${suite_dir}")"
 
   # kind's HA load balancer image: the stand-in under kind's name, in Docker
