@@ -60,7 +60,7 @@ func TestUpgradeStepIDsArePinned(t *testing.T) {
 // TestUpgradeEventJSON pins the JSON field names of an event.
 func TestUpgradeEventJSON(t *testing.T) {
 	t.Parallel()
-	line := `{"time":"2026-12-01T21:00:00Z","kind":"step","event":"finished","phase":"kubelets","node":"kind-worker","stepID":"kubelets/drain","step":"draining","outcome":"success","durationSeconds":4.2}`
+	line := `{"schema":"v1","time":"2026-12-01T21:00:00Z","kind":"step","event":"finished","phase":"kubelets","node":"kind-worker","stepID":"kubelets/drain","step":"draining","outcome":"success","durationSeconds":4.2}`
 	var ev cluster.UpgradeEvent
 	if err := json.Unmarshal([]byte(line), &ev); err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestUpgradeEventJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.Kind != cluster.UpgradeEventKindStep || ev.Event != cluster.UpgradeEventFinished || ev.StepID != drain ||
+	if ev.Schema != "v1" || ev.Kind != cluster.UpgradeEventKindStep || ev.Event != cluster.UpgradeEventFinished || ev.StepID != drain ||
 		ev.Outcome != cluster.UpgradeOutcomeSuccess || ev.Node != "kind-worker" || ev.DurationSeconds != 4.2 {
 		t.Errorf("decoded %+v", ev)
 	}
