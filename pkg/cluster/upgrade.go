@@ -20,10 +20,6 @@ import (
 	"context"
 	"io"
 	"os"
-	osexec "os/exec"
-	"path"
-	"reflect"
-	"strings"
 	"time"
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
@@ -32,6 +28,7 @@ import (
 	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/log"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeprovider"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 )
@@ -39,30 +36,6 @@ import (
 // DefaultUpgradeWait is how long the upgrade waits, by default, for each
 // node or its pods to become ready.
 const DefaultUpgradeWait = options.DefaultWait
-
-// UpgradeChoices are the choices of one upgrade: the fields the
-// UpgradeWith... options set one by one, and what `kind alpha upgrade`'s
-// flags bind to. Start from DefaultUpgradeChoices; Upgrade checks them,
-// once, before it looks at the cluster. ClusterName and ProviderCommand
-// are Upgrade's to set.
-//
-// Alpha: fields may be added.
-type UpgradeChoices = options.Upgrade
-
-// DefaultUpgradeChoices returns the choices of an upgrade nobody changed
-// anything of: wait DefaultUpgradeWait, one worker at a time.
-func DefaultUpgradeChoices() UpgradeChoices {
-	return options.Defaults()
-}
-
-// UpgradeWithChoices sets every choice at once, as the command does from
-// its flags; options after it change single ones.
-func UpgradeWithChoices(c UpgradeChoices) UpgradeOption {
-	return upgradeOptionAdapter(func(o *upgrade.Options) error {
-		o.Upgrade = c
-		return nil
-	})
-}
 
 // UpgradeOption configures Upgrade.
 type UpgradeOption interface {
@@ -209,6 +182,24 @@ func UpgradeWithContext(ctx context.Context) UpgradeOption {
 	})
 }
 
+// UpgradeWithNodeProvider names the node provider of the kind Provider
+// given to Upgrade by its command: "docker", "podman", "nerdctl", "finch"
+// or "nerdctl.lima". Messages name its commands (`podman pull ...`) and a
+// node image given with UpgradeWithImage is read through it. Name it when
+// you chose the provider with kind's ProviderWith... options: without it,
+// Upgrade picks the one kind would detect (KIND_EXPERIMENTAL_PROVIDER, else
+// the first of docker, nerdctl, finch and podman whose CLI answers `-v` as
+// itself), running each CLI once per process.
+func UpgradeWithNodeProvider(command string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		if err := nodeprovider.Check(command); err != nil {
+			return errors.Wrap(err, "UpgradeWithNodeProvider")
+		}
+		o.ProviderCommand = command
+		return nil
+	})
+}
+
 // UpgradePhase describes a phase of Upgrade.
 type UpgradePhase struct {
 	Name        string
@@ -230,7 +221,7 @@ func UpgradePhases() []UpgradePhase {
 // of the kubeadm given with UpgradeWithImage or UpgradeWithImageDir.
 //
 // It checks everything first and refuses, changing nothing, when the
-// cluster, a node, the target (--image, --image-dir) or the version skew is not right. Every step
+// cluster, a node, the target or the version skew is not right. Every step
 // looks at the nodes' real state and skips what is done, so calling Upgrade
 // again after a failure or an interruption continues where it stopped.
 // When the cluster already runs the target version Upgrade returns nil.
@@ -244,10 +235,8 @@ func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error 
 		}
 	}
 	opts.ClusterName = name
-	// user input first, before asking the container runtime anything
-	opts.Cluster = upgrade.KnownNodes{}
-	if err := upgrade.Validate(opts); err != nil {
-		return err
+	if opts.ProviderCommand == "" {
+		opts.ProviderCommand = host.Detect(os.Getenv(nodeprovider.Env))
 	}
 	// Mirrors kind's internal cli.StatusForLogger, which kind's commands
 	// use to animate their status lines: it is not exported, so kind's
@@ -257,44 +246,61 @@ func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error 
 	if opts.Logger != nil && kindcmd.ColorEnabled(opts.Logger) {
 		opts.Spinner = os.Stderr
 	}
-	clusters, err := p.List()
+	opts.Cluster = &kindCluster{provider: p, name: name, command: opts.ProviderCommand}
+	return upgrade.Run(opts)
+}
+
+// host is what this process knows of the host's providers.
+var host = nodeprovider.DefaultHost
+
+// kindCluster finds a kind cluster's nodes through kind's Provider, and
+// the nodes of every other kind cluster on the host.
+type kindCluster struct {
+	provider *kindcluster.Provider
+	name     string
+	// command is the provider's command
+	command string
+	// clusters are the provider's clusters, as Nodes listed them
+	clusters []string
+}
+
+// Nodes returns the cluster's nodes, refusing a cluster that does not
+// exist.
+func (k *kindCluster) Nodes() ([]nodes.Node, error) {
+	clusters, err := k.provider.List()
 	if err != nil {
-		return errors.Wrap(err, "failed to list clusters")
+		return nil, errors.Wrap(err, "failed to list clusters")
 	}
+	k.clusters = clusters
 	found := false
 	for _, c := range clusters {
-		found = found || c == name
+		found = found || c == k.name
 	}
 	if !found {
-		return errors.Errorf("cluster %q not found: `kind get clusters` lists the clusters there are; pass --name or set KIND_CLUSTER_NAME", name)
+		return nil, errors.Errorf("cluster %q not found (node provider %s): `kind get clusters` lists the clusters there are", k.name, k.command)
 	}
-	nodes, err := p.ListInternalNodes(name)
+	ns, err := k.provider.ListInternalNodes(k.name)
 	if err != nil {
-		return errors.Wrapf(err, "failed to list the nodes of cluster %q", name)
+		return nil, errors.Wrapf(err, "failed to list the nodes of cluster %q", k.name)
 	}
-	// the provider p really is, which a caller of this API may have chosen
-	// with kind's ProviderWith... options: the node-image source runs its
-	// helper with it, and the fixes errors suggest name it
-	if len(nodes) > 0 {
-		opts.ProviderCommand = providerCommand(nodes[0])
-	} else {
-		opts.ProviderCommand = detectedProviderCommand()
-	}
-	// the other clusters' nodes share the host's limits with this one's,
-	// and so do those of the host's other providers (rootful Docker and
-	// podman side by side: each node's root is the host's root)
-	known := upgrade.KnownNodes{Cluster: nodes}
-	known.Others = append(known.Others, clusterNodes(p, clusters, name)...)
-	for _, other := range otherProviders(opts.ProviderCommand) {
+	return ns, nil
+}
+
+// Neighbours returns the nodes of the provider's other clusters and of
+// every cluster of the host's other providers (rootful Docker and podman
+// side by side: each node's root is the host's root), which share the
+// host's limits with this cluster's.
+func (k *kindCluster) Neighbours() []nodes.Node {
+	all := clusterNodes(k.provider, k.clusters, k.name)
+	for _, other := range host.Others(k.command) {
 		otherClusters, err := other.List()
 		if err != nil {
 			// a provider that answers -v but cannot list: nothing to count
 			continue
 		}
-		known.Others = append(known.Others, clusterNodes(other, otherClusters, "")...)
+		all = append(all, clusterNodes(other, otherClusters, "")...)
 	}
-	opts.Cluster = known
-	return upgrade.Run(opts)
+	return all
 }
 
 // clusterNodes lists the nodes of clusters, but for the cluster except; a
@@ -310,79 +316,4 @@ func clusterNodes(p *kindcluster.Provider, clusters []string, except string) []n
 		}
 	}
 	return all
-}
-
-// kindProviders are kind's node providers in the order kind detects them,
-// each with its command, what its `-v` starts with, and kind's option.
-var kindProviders = []struct {
-	command, says string
-	option        func() kindcluster.ProviderOption
-}{
-	{"docker", "Docker version", kindcluster.ProviderWithDocker},
-	{"nerdctl", "nerdctl version", func() kindcluster.ProviderOption { return kindcluster.ProviderWithNerdctl("nerdctl") }},
-	{"finch", "finch version", func() kindcluster.ProviderOption { return kindcluster.ProviderWithNerdctl("finch") }},
-	{"podman", "podman version", kindcluster.ProviderWithPodman},
-}
-
-// otherProviders are kind's providers for the node providers other than
-// current whose CLI on this host says it is that tool (kind's own test).
-func otherProviders(current string) []*kindcluster.Provider {
-	var ps []*kindcluster.Provider
-	for _, c := range kindProviders {
-		if c.command != current && saysItIs(c.command, c.says) {
-			ps = append(ps, kindcluster.NewProvider(c.option()))
-		}
-	}
-	return ps
-}
-
-// providerCommand names the command of the node provider whose node n
-// is: kind's providers live in packages named after them (docker, podman,
-// nerdctl); nerdctl's command is nerdctl, finch or nerdctl.lima, as
-// KIND_EXPERIMENTAL_PROVIDER or kind's detection chose it.
-func providerCommand(n nodes.Node) string {
-	t := reflect.TypeOf(n)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch path.Base(t.PkgPath()) {
-	case "docker":
-		return "docker"
-	case "podman":
-		return "podman"
-	case "nerdctl":
-		if c := detectedProviderCommand(); c == "finch" || c == "nerdctl.lima" {
-			return c
-		}
-		return "nerdctl"
-	}
-	return detectedProviderCommand()
-}
-
-// detectedProviderCommand names the command of the node provider kind
-// picks when it is not told which: KIND_EXPERIMENTAL_PROVIDER when it names
-// one, else the first of docker, nerdctl (or finch) and podman whose `-v`
-// says it is that tool, as kind's own detection does; docker when none
-// does.
-func detectedProviderCommand() string {
-	switch p := os.Getenv("KIND_EXPERIMENTAL_PROVIDER"); p {
-	case "docker", "podman", "nerdctl", "finch", "nerdctl.lima":
-		return p
-	}
-	for _, c := range kindProviders {
-		if saysItIs(c.command, c.says) {
-			return c.command
-		}
-	}
-	return "docker"
-}
-
-// saysItIs reports whether `command -v` prints one line starting with says.
-func saysItIs(command, says string) bool {
-	out, err := osexec.Command(command, "-v").Output()
-	if err != nil {
-		return false
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return len(lines) == 1 && strings.HasPrefix(lines[0], says)
 }

@@ -44,15 +44,15 @@ func TestIntegrationUpgradePodman(t *testing.T) {
 		h := newHarness(t, m, "kind-upgrade-e2e-podman", 2, "podman")
 		testUpgradeOf(t, h, m)
 
-		// the Go API with kind's podman provider, the environment not
-		// saying podman (Docker runs here too): the provider is the
-		// nodes'
-		h.Check("the Go API with kindcluster.ProviderWithPodman() and KIND_EXPERIMENTAL_PROVIDER unset names podman's commands", func() error {
+		// the Go API with kind's podman provider, named with
+		// UpgradeWithNodeProvider, the environment not saying podman
+		// (Docker runs here too): messages name podman's commands
+		h.Check("the Go API with kindcluster.ProviderWithPodman(), UpgradeWithNodeProvider(\"podman\") and KIND_EXPERIMENTAL_PROVIDER unset names podman's commands", func() error {
 			env := os.Getenv("KIND_EXPERIMENTAL_PROVIDER")
 			os.Unsetenv("KIND_EXPERIMENTAL_PROVIDER")
 			defer os.Setenv("KIND_EXPERIMENTAL_PROVIDER", env)
 			missing := "kind-upgrade-e2e/not-built:" + m.To
-			err := cluster.Upgrade(kindcluster.NewProvider(kindcluster.ProviderWithPodman()), h.Name, cluster.UpgradeWithImage(missing))
+			err := cluster.Upgrade(kindcluster.NewProvider(kindcluster.ProviderWithPodman()), h.Name, cluster.UpgradeWithNodeProvider("podman"), cluster.UpgradeWithImage(missing))
 			want := "`podman pull " + providerName("podman", missing) + "`"
 			if err == nil || !strings.Contains(err.Error(), want) {
 				return fmt.Errorf("got %v, want the refusal naming %s", err, want)
