@@ -25,7 +25,11 @@
 #                     v1.37.2); with no node images given, the script builds
 #                     both node images, the suite and the test images
 #                     offline (hack/e2e/build-artifacts.sh, cached)
-#   NODE_IMAGE        the cluster's node image, at FROM_VERSION
+#   NODE_IMAGE        the cluster's node image, at FROM_VERSION; give it,
+#                     the target (TARGET_NODE_IMAGE or TARGET_IMAGE_DIR) and
+#                     UPGRADES_TEST all, or none of them (then every
+#                     artifact is built here: about an hour on a cold
+#                     machine); a partial set is refused
 #   TARGET_NODE_IMAGE the target as a node image (--image)
 #   TARGET_IMAGE_DIR  the target as a folder (--image-dir); with
 #                     TARGET_NODE_IMAGE too, the folder adds archives
@@ -108,10 +112,23 @@ main() {
   *) cluster_config >/dev/null ;;
   esac
 
-  local need_build=""
-  [[ -n "${NODE_IMAGE:-}" && (-n "${TARGET_NODE_IMAGE:-}" || -n "${TARGET_IMAGE_DIR:-}") && -n "${UPGRADES_TEST:-}" ]] || need_build=1
+  # the inputs come all from the caller or all from the lab: a partial set
+  # would rebuild every artifact (about an hour on a cold machine) for the
+  # ones left out
+  local given=() missing=() need_build=""
+  if [[ -n "${NODE_IMAGE:-}" ]]; then given+=(NODE_IMAGE); else missing+=(NODE_IMAGE); fi
+  if [[ -n "${TARGET_NODE_IMAGE:-}" || -n "${TARGET_IMAGE_DIR:-}" ]]; then
+    given+=("TARGET_NODE_IMAGE/TARGET_IMAGE_DIR")
+  else
+    missing+=("TARGET_NODE_IMAGE or TARGET_IMAGE_DIR")
+  fi
+  if [[ -n "${UPGRADES_TEST:-}" ]]; then given+=(UPGRADES_TEST); else missing+=(UPGRADES_TEST); fi
+  if [[ ${#given[@]} -gt 0 && ${#missing[@]} -gt 0 ]]; then
+    die "a partial set of inputs: $(IFS=,; echo "${given[*]}") given but not $(IFS=,; echo "${missing[*]}"). Set all of them, or none to build every artifact here (about an hour on a cold machine)"
+  fi
+  [[ ${#missing[@]} -eq 0 ]] || need_build=1
   if [[ -n "${need_build}" ]]; then
-    log "building (or reusing) the artifacts of ${E2E_FROM} -> ${E2E_TO} (hack/e2e/build-artifacts.sh)"
+    log "no inputs given: building (or reusing) every artifact of ${E2E_FROM} -> ${E2E_TO} (hack/e2e/build-artifacts.sh; about an hour on a cold machine, seconds when cached)"
     load_artifacts_env
     NODE_IMAGE="${NODE_IMAGE:-$(manifest_field "${MANIFEST}" nodeImage)}"
     if [[ -z "${TARGET_NODE_IMAGE:-}" && -z "${TARGET_IMAGE_DIR:-}" ]]; then
