@@ -37,5 +37,6 @@ stage "unit tests of hack/e2e (go test -short -race ./...)" bash -c 'cd hack/e2e
 # Kubernetes' upgrade tests' own module: its packages' unit tests, without
 # -race and with the flags its build in hack/e2e uses (CGO_ENABLED=0,
 # -trimpath), so that Kubernetes' e2e framework is compiled once for both
-stage "unit tests of test/upgrades (go test -trimpath ./kindupgrades/... ./availability/...)" \
-  bash -c 'cd test/upgrades && CGO_ENABLED=0 go test -trimpath ./kindupgrades/... ./availability/...'
+# (guide builds the user guide's operator example as an outside module)
+stage "unit tests of test/upgrades (go test -trimpath ./kindupgrades/... ./availability/... ./guide/...)" \
+  bash -c 'cd test/upgrades && CGO_ENABLED=0 go test -trimpath ./kindupgrades/... ./availability/... ./guide/...'
