@@ -178,7 +178,7 @@ func testNodeImageRefusals(t *testing.T, tool, other string) {
 		{
 			name:   "kubeadm's pause image is not in the image",
 			setup:  func(e *env) { e.imageDir = "" },
-			errHas: []string{kubeadmPause() + " (needed on kind-control-plane): kind's node-image builder keeps containerd's sandbox image, " + fakenode.KindSandboxImage + ", in place of kubeadm's pause image", "add it as --image-dir", save},
+			errHas: []string{"node kind-control-plane cannot pull " + kubeadmPause() + " (kind's node-image builder keeps containerd's sandbox image, " + fakenode.KindSandboxImage + ", in place of kubeadm's pause image)", "Nothing but pulls has changed yet.", "add it as --image-dir", save},
 		},
 		{
 			name: "not on the host and the pull fails",

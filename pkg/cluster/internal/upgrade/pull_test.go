@@ -139,7 +139,7 @@ func TestPullRefusals(t *testing.T) {
 			setup: func(*fakenode.Cluster) {},
 			errHas: []string{
 				"cannot pull " + kubeadmPause() + " (kind's node-image builder keeps containerd's sandbox image",
-				"which no source provides: time=",
+				"cannot pull " + kubeadmPause() + " (kind's node-image builder keeps containerd's sandbox image, registry.k8s.io/pause:3.10, in place of kubeadm's pause image): time=",
 				"no such host",
 				"Nothing but pulls has changed yet.",
 				"add it as --image-dir",

@@ -708,7 +708,7 @@ func TestRefusalsChangeNothing(t *testing.T) {
 		{
 			name:   "image neither on the nodes nor in --image-dir",
 			setup:  func(t *testing.T, e *env) { removeFile(t, e, "etcd.tar") },
-			errHas: "registry.k8s.io/etcd:3.6.5-0 (needed on kind-control-plane)",
+			errHas: "node kind-control-plane cannot pull registry.k8s.io/etcd:3.6.5-0: ",
 		},
 		{
 			name:   "not enough disk",
@@ -910,7 +910,7 @@ func TestValidateSkipPhases(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.phases, ","), func(t *testing.T) {
 			t.Parallel()
-			err := upgrade.ValidateSkipPhases(tc.phases)
+			err := upgrade.ValidateSkipPhases(tc.phases, "--skip-phases")
 			switch {
 			case tc.errHas == "" && err != nil:
 				t.Errorf("unexpected error %v", err)

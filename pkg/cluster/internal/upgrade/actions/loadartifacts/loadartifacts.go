@@ -26,7 +26,9 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -39,6 +41,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
@@ -85,19 +88,34 @@ func (a *action) Execute(ctx *actions.Context) error {
 	return nil
 }
 
-// pullFirst pulls, in parallel on the nodes of list that need any, the
-// images no source provides, and waits for all of them.
+// pullFirst pulls, in parallel on the nodes of list, the images no source
+// provides that each needs (a node that needs none reports its pull step
+// skipped), and waits for all of them. When any pull fails it returns one
+// error naming every image a node could not pull, and the fixes.
 func pullFirst(ctx *actions.Context, list []nodes.Node) error {
+	var mu sync.Mutex
+	var failed []string
 	var fns []func() error
 	for _, n := range list {
-		if len(ctx.State.Info[n.String()].Pull) == 0 {
-			continue
-		}
 		fns = append(fns, func() error {
-			return ctx.RunSteps(Phase, n.String(), []actions.Step{pullStep(ctx, n)})
+			err := ctx.RunSteps(Phase, n.String(), []actions.Step{pullStep(ctx, n)})
+			if err != nil {
+				mu.Lock()
+				failed = append(failed, err.Error())
+				mu.Unlock()
+			}
+			return nil
 		})
 	}
-	return errors.AggregateConcurrent(fns)
+	_ = errors.AggregateConcurrent(fns)
+	if ctx.Err() != nil {
+		return errors.Wrap(ctx.Err(), "cancelled while the nodes pulled the images no source provides")
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	sort.Strings(failed)
+	return errors.Errorf("the nodes cannot pull images that no source provides:\n  %s\nNothing but pulls has changed yet. To fix: %s", strings.Join(failed, "\n  "), preflight.UnprovidedFix(ctx))
 }
 
 // load loads nodes in parallel and waits for all of them, so no node is
@@ -176,8 +194,9 @@ func loadSteps(ctx *actions.Context, n nodes.Node) []actions.Step {
 
 // pullImages pulls images on n through its containerd (crictl: the CRI,
 // with the node's registry configuration and proxy), each bounded by
-// --wait; a failure names the fixes.
+// --wait; it tries them all and names every one that failed.
 func pullImages(ctx *actions.Context, n nodes.Node, images []string) error {
+	var failed []string
 	for _, image := range images {
 		ctx.Logger.V(0).Infof("Pulling %s on node %s: it is neither on the nodes nor in %s", image, n, ctx.Source.Name())
 		waitCtx, cancel := context.WithTimeout(ctx, ctx.Options.Wait)
@@ -190,7 +209,7 @@ func pullImages(ctx *actions.Context, n nodes.Node, images []string) error {
 		case ctx.Err() != nil:
 			return errors.Wrapf(err, "cancelled while pulling %s on node %q", image, n)
 		case timedOut:
-			out = fmt.Sprintf("no answer within --wait (%s)", ctx.Options.Wait)
+			out = fmt.Sprintf("no answer within %s (%s)", ctx.Options.Name(options.Wait), ctx.Options.Wait)
 		}
 		why := err.Error()
 		if lines := strings.Split(strings.TrimSpace(out), "\n"); strings.TrimSpace(lines[len(lines)-1]) != "" {
@@ -200,7 +219,10 @@ func pullImages(ctx *actions.Context, n nodes.Node, images []string) error {
 		if l := ctx.Source.Lacks(image); l != "" {
 			lacks = " (" + l + ")"
 		}
-		return errors.Errorf("node %s cannot pull %s%s, which no source provides: %s\nNothing but pulls has changed yet. To fix: %s", n, image, lacks, why, preflight.UnprovidedFix(ctx))
+		failed = append(failed, fmt.Sprintf("node %s cannot pull %s%s: %s", n, image, lacks, why))
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "\n  "))
 	}
 	return nil
 }
