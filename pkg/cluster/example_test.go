@@ -35,7 +35,7 @@ func ExampleUpgrade() {
 		cluster.UpgradeWithOutput(os.Stdout, false),
 	)
 	fmt.Println(err)
-	// Output: --image-dir ./kubernetes/server/bin does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images
+	// Output: UpgradeWithImageDir ./kubernetes/server/bin does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images
 }
 
 // The phases of an upgrade, in order; all but preflight can be skipped.

@@ -200,6 +200,17 @@ func UpgradeWithNodeProvider(command string) UpgradeOption {
 	})
 }
 
+// UpgradeWithFlagNames makes Upgrade's messages name the flags of
+// `kind alpha upgrade` (--image-dir) instead of this package's options
+// (UpgradeWithImageDir), for a command built on Upgrade whose flags are
+// the same.
+func UpgradeWithFlagNames() UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.GoNames = false
+		return nil
+	})
+}
+
 // UpgradePhase describes a phase of Upgrade.
 type UpgradePhase struct {
 	Name        string
@@ -229,6 +240,8 @@ func UpgradePhases() []UpgradePhase {
 // Alpha: this API may change.
 func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error {
 	opts := upgrade.Options{Upgrade: options.Defaults()}
+	// messages name what a Go caller set: its options
+	opts.GoNames = true
 	for _, o := range with {
 		if err := o.apply(&opts); err != nil {
 			return err

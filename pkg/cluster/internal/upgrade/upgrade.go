@@ -79,7 +79,7 @@ type phase struct {
 // workflow is the ordered list of phases.
 var workflow = []phase{
 	{
-		Phase:  Phase{preflight.Phase, "check the cluster and the target (--image, --image-dir) and plan the upgrade; changes nothing and always runs", false},
+		Phase:  Phase{preflight.Phase, "check the cluster and the target and plan the upgrade; changes nothing and always runs", false},
 		action: preflight.NewAction(),
 	},
 	{
@@ -97,7 +97,7 @@ var workflow = []phase{
 		behind: controlPlaneBehind,
 	},
 	{
-		Phase:  Phase{kubelets.Phase, "one node at a time (workers --parallel-workers at a time), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
+		Phase:  Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
 		action: kubelets.NewAction(),
 		steps:  kubelets.Steps,
 		done:   "upgraded the kubelets to %s",
@@ -120,8 +120,9 @@ func Phases() []Phase {
 	return out
 }
 
-// ValidateSkipPhases checks names against the skippable phases.
-func ValidateSkipPhases(names []string) error {
+// ValidateSkipPhases checks names against the skippable phases; option is
+// how messages name the choice.
+func ValidateSkipPhases(names []string, option string) error {
 	known := map[string]Phase{}
 	var skippable []string
 	for _, p := range Phases() {
@@ -134,7 +135,7 @@ func ValidateSkipPhases(names []string) error {
 		p, ok := known[name]
 		switch {
 		case !ok:
-			return errors.Errorf("unknown phase %q in --skip-phases: the phases are %s", name, strings.Join(skippable, ", "))
+			return errors.Errorf("unknown phase %q in %s: the phases are %s", name, option, strings.Join(skippable, ", "))
 		case !p.Skippable:
 			return errors.Errorf("phase %q cannot be skipped: it changes nothing and the other phases need what it finds", name)
 		}
@@ -188,7 +189,7 @@ type Options struct {
 // Validate checks the choices that need no cluster: the phases to skip
 // and the rest of options.Upgrade's.
 func Validate(opts Options) error {
-	if err := ValidateSkipPhases(opts.SkipPhases); err != nil {
+	if err := ValidateSkipPhases(opts.SkipPhases, opts.Name(options.SkipPhases)); err != nil {
 		return err
 	}
 	if opts.Cluster == nil {
@@ -279,7 +280,7 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 		}
 		if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
 			if opts.Skips(p.Name) {
-				return true, "--skip-phases", nil
+				return true, opts.Name(options.SkipPhases), nil
 			}
 			return false, "", p.action.Execute(ctx)
 		}); err != nil {

@@ -74,6 +74,43 @@ type Upgrade struct {
 	Settle time.Duration
 	// PollInterval is how often waits look again.
 	PollInterval time.Duration
+	// GoNames makes messages name the Go API's options
+	// (UpgradeWithImageDir) rather than the command's flags (--image-dir).
+	GoNames bool
+}
+
+// Choice is one of the user's choices, as messages name it.
+type Choice int
+
+// The choices messages name.
+const (
+	Image Choice = iota
+	ImageDir
+	PullPolicy
+	SkipPhases
+	Wait
+	Force
+	ParallelWorkers
+)
+
+// names are each choice's flag and Go option.
+var names = map[Choice][2]string{
+	Image:           {"--image", "UpgradeWithImage"},
+	ImageDir:        {"--image-dir", "UpgradeWithImageDir"},
+	PullPolicy:      {"--image-pull-policy", "UpgradeWithImagePullPolicy"},
+	SkipPhases:      {"--skip-phases", "UpgradeWithSkipPhases"},
+	Wait:            {"--wait", "UpgradeWithWaitForReady"},
+	Force:           {"--force", "UpgradeWithForce"},
+	ParallelWorkers: {"--parallel-workers", "UpgradeWithParallelWorkers"},
+}
+
+// Name is how messages name choice c: the command's flag, or with GoNames
+// the Go API's option.
+func (o Upgrade) Name(c Choice) string {
+	if o.GoNames {
+		return names[c][1]
+	}
+	return names[c][0]
 }
 
 // The pull policies, spelled as kubeadm's and Kubernetes' imagePullPolicy.
@@ -104,20 +141,20 @@ func (o Upgrade) Validate() error {
 	switch o.PullPolicy {
 	case "", PullIfNotPresent, PullNever:
 	default:
-		return errors.Errorf("--image-pull-policy must be %s or %s, not %q", PullIfNotPresent, PullNever, o.PullPolicy)
+		return errors.Errorf("%s must be %s or %s, not %q", o.Name(PullPolicy), PullIfNotPresent, PullNever, o.PullPolicy)
 	}
 	if o.ImageDir == "" && o.Image == "" {
-		return errors.New("--image or --image-dir is required: a kind node image of the target Kubernetes version (e.g. kindest/node:v1.37.0), or a folder (or release tarball) holding its kubeadm, kubelet, kubectl and images")
+		return errors.Errorf("%s or %s is required: a kind node image of the target Kubernetes version (e.g. kindest/node:v1.37.0), or a folder (or release tarball) holding its kubeadm, kubelet, kubectl and images", o.Name(Image), o.Name(ImageDir))
 	}
 	if o.ImageDir == "" {
 		return nil
 	}
 	if _, err := os.Stat(o.ImageDir); os.IsNotExist(err) && o.Image != "" {
-		return errors.Errorf("--image-dir %s does not exist: with --image, give a folder of image archives (*.tar) to add to the image's images", o.ImageDir)
+		return errors.Errorf("%s %s does not exist: with %s, give a folder of image archives (*.tar) to add to the image's images", o.Name(ImageDir), o.ImageDir, o.Name(Image))
 	} else if os.IsNotExist(err) {
-		return errors.Errorf("--image-dir %s does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images", o.ImageDir)
+		return errors.Errorf("%s %s does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images", o.Name(ImageDir), o.ImageDir)
 	} else if err != nil {
-		return errors.Wrap(err, "cannot read --image-dir")
+		return errors.Wrapf(err, "cannot read %s", o.Name(ImageDir))
 	}
 	return nil
 }

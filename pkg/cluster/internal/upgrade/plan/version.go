@@ -93,7 +93,7 @@ func Decide(target *semver.Version, current ClusterVersions) (Decision, error) {
 		return 0, errors.Errorf("cannot upgrade from %s to %s: the major version differs", v(cp), v(target))
 	}
 	if target.LessThan(cp) {
-		return 0, errors.Errorf("cannot upgrade from %s to %s: that is a downgrade; --image-dir must hold a newer Kubernetes version (downgrades are not supported: create a new cluster instead)", v(cp), v(target))
+		return 0, errors.Errorf("cannot upgrade from %s to %s: that is a downgrade; the target must be a newer Kubernetes version (downgrades are not supported: create a new cluster instead)", v(cp), v(target))
 	}
 	if target.Minor() > cp.Minor()+1 {
 		return 0, errors.Errorf("cannot upgrade from %s to %s: that skips a minor version; upgrade to v%d.%d.x first, then to %s", v(cp), v(target), cp.Major(), cp.Minor()+1, v(target))

@@ -45,12 +45,21 @@ type Options struct {
 	Cmder    exec.Cmder
 	Cluster  string
 	Logger   log.Logger
+	// ImageName and ImageDirName name Image and ImageDir in messages
+	// (--image, --image-dir by default).
+	ImageName, ImageDirName string
 }
 
 // Open opens the source the options name. With both, the image is the
 // target and the folder adds its archives, which win over the image's for
 // the same image.
 func Open(ctx context.Context, o Options) (Source, error) {
+	if o.ImageName == "" {
+		o.ImageName = "--image"
+	}
+	if o.ImageDirName == "" {
+		o.ImageDirName = "--image-dir"
+	}
 	if o.Image == "" {
 		var openOpts []artifacts.OpenOption
 		if o.Unpack {
@@ -58,7 +67,7 @@ func Open(ctx context.Context, o Options) (Source, error) {
 		}
 		dir, err := artifacts.Open(ctx, o.ImageDir, openOpts...)
 		if err != nil {
-			return nil, errors.Wrap(err, "invalid --image-dir")
+			return nil, errors.Wrap(err, "invalid "+o.ImageDirName)
 		}
 		return dir, nil
 	}
@@ -68,12 +77,12 @@ func Open(ctx context.Context, o Options) (Source, error) {
 		// image is pulled or run
 		var err error
 		if extra, err = artifacts.OpenArchives(o.ImageDir); err != nil {
-			return nil, errors.Wrap(err, "invalid --image-dir")
+			return nil, errors.Wrap(err, "invalid "+o.ImageDirName)
 		}
 	}
 	img, err := nodeimage.Open(ctx, o.Image, nodeimage.Options{Provider: o.Provider, Cmder: o.Cmder, Cluster: o.Cluster, Logger: o.Logger})
 	if err != nil {
-		return nil, errors.Wrap(err, "invalid --image")
+		return nil, errors.Wrap(err, "invalid "+o.ImageName)
 	}
 	if extra == nil {
 		return img, nil

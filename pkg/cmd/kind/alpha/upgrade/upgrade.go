@@ -113,6 +113,7 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 	)
 	options := []cluster.UpgradeOption{
 		cluster.UpgradeWithLogger(logger),
+		cluster.UpgradeWithFlagNames(),
 		cluster.UpgradeWithImage(flags.Image),
 		cluster.UpgradeWithImageDir(flags.ImageDir),
 		cluster.UpgradeWithImagePullPolicy(flags.PullPolicy),

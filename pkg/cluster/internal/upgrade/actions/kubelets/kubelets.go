@@ -36,6 +36,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
@@ -296,7 +297,7 @@ func runDrain(ctx *actions.Context, n nodes.Node) error {
 		}
 		ctx.Logger.V(0).Infof("Waiting for pod %s/%s, %s, to leave node %s before draining it", p.Namespace, p.Name, why, n)
 		if err := client.Run(ctx, "wait", "--for=delete", "pod/"+p.Name, "--namespace="+p.Namespace, "--timeout="+ctx.Options.Wait.String()); err != nil {
-			return errors.Wrapf(err, "pod %s/%s, %s, is still on node %q after --wait (%s), and kubectl drain does not evict a pod no controller recreates: wait until it is gone (kubectl get pod %s --namespace=%s), then run the same command again", p.Namespace, p.Name, why, n, ctx.Options.Wait, p.Name, p.Namespace)
+			return errors.Wrapf(err, "pod %s/%s, %s, is still on node %q after %s (%s), and kubectl drain does not evict a pod no controller recreates: wait until it is gone (kubectl get pod %s --namespace=%s), then run the same command again", p.Namespace, p.Name, why, n, ctx.Options.Name(options.Wait), ctx.Options.Wait, p.Name, p.Namespace)
 		}
 		ctx.Logger.V(1).Infof("Pod %s/%s left node %s after %s", p.Namespace, p.Name, n, time.Since(start).Round(time.Millisecond))
 	}

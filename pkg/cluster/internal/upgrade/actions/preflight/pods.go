@@ -24,6 +24,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 )
 
 // checkDrains refuses to start when a node the kubelets phase will drain
@@ -40,7 +41,7 @@ func checkDrains(ctx *actions.Context) error {
 		return errors.Wrap(err, "failed to list the cluster's pods")
 	}
 	if names := UnmanagedOnDrained(st.Registered, pods, st.Target); len(names) > 0 {
-		return errors.Errorf("the upgrade drains nodes that run pods no controller recreates, which kubectl drain only deletes when forced:\n  %s\ndelete or move them first (e.g. run them from a Deployment), or run again with --force to let the drains delete them (they are lost)", strings.Join(names, "\n  "))
+		return errors.Errorf("the upgrade drains nodes that run pods no controller recreates, which kubectl drain only deletes when forced:\n  %s\ndelete or move them first (e.g. run them from a Deployment), or run again with %s to let the drains delete them (they are lost)", strings.Join(names, "\n  "), ctx.Options.Name(options.Force))
 	}
 	return nil
 }

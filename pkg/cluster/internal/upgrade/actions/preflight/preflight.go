@@ -115,6 +115,9 @@ func openSource(ctx *actions.Context) error {
 		Cmder:    ctx.HostCmder,
 		Cluster:  ctx.Options.ClusterName,
 		Logger:   ctx.Logger,
+		// messages name the choices as the caller knows them
+		ImageName:    ctx.Options.Name(options.Image),
+		ImageDirName: ctx.Options.Name(options.ImageDir),
 	})
 	if err != nil {
 		return err
@@ -229,7 +232,7 @@ func waitForKubeadm(ctx *actions.Context) error {
 			if ctx.Err() != nil {
 				return errors.Wrapf(ctx.Err(), "cancelled while waiting for the kubeadm an earlier run started on node %q", n)
 			}
-			return errors.Wrapf(err, "a kubeadm started by an earlier run still runs on node %q after --wait (%s): wait for it to finish, then run the same command again", n, ctx.Options.Wait)
+			return errors.Wrapf(err, "a kubeadm started by an earlier run still runs on node %q after %s (%s): wait for it to finish, then run the same command again", n, ctx.Options.Name(options.Wait), ctx.Options.Wait)
 		}
 	}
 	return nil
@@ -517,7 +520,7 @@ func planPulls(ctx *actions.Context, order []string, needing map[string][]nodes.
 				if why := ctx.Source.Lacks(image); why != "" {
 					lacks = ": " + why
 				}
-				problems = append(problems, fmt.Sprintf("%s (needed on %s)%s; --image-pull-policy %s: the nodes may not pull it", image, n, lacks, options.PullNever))
+				problems = append(problems, fmt.Sprintf("%s (needed on %s)%s; %s %s: the nodes may not pull it", image, n, lacks, ctx.Options.Name(options.PullPolicy), options.PullNever))
 				continue
 			}
 			info := st.Info[n.String()]
@@ -533,7 +536,7 @@ func UnprovidedFix(ctx *actions.Context) string {
 	if ctx.Options.MayPull() {
 		return addArchives(ctx) + ", or let the nodes reach the images' registry (kind passes HTTP_PROXY, HTTPS_PROXY and NO_PROXY from its environment to the nodes it creates)"
 	}
-	return addArchives(ctx) + ", or let the nodes pull them (--image-pull-policy " + options.PullIfNotPresent + " on nodes that reach their registry)"
+	return addArchives(ctx) + ", or let the nodes pull them (" + ctx.Options.Name(options.PullPolicy) + " " + options.PullIfNotPresent + " on nodes that reach their registry)"
 }
 
 // addArchives is the fix for images no source provides: archives of them
@@ -541,9 +544,9 @@ func UnprovidedFix(ctx *actions.Context) string {
 func addArchives(ctx *actions.Context) string {
 	save := SaveCommand(ctx.Options.Provider(), nodesArch(ctx))
 	if ctx.Options.Image != "" && ctx.Options.ImageDir == "" {
-		return fmt.Sprintf("save an archive of each in a folder and add it as --image-dir (with --image, --image-dir adds its archives to the image's images; e.g. %#q)", save)
+		return fmt.Sprintf("save an archive of each in a folder and add it as %[1]s (with %[2]s, %[1]s adds its archives to the image's images; e.g. %#[3]q)", ctx.Options.Name(options.ImageDir), ctx.Options.Name(options.Image), save)
 	}
-	return fmt.Sprintf("add an archive of each to --image-dir (e.g. %#q)", save)
+	return fmt.Sprintf("add an archive of each to %s (e.g. %#q)", ctx.Options.Name(options.ImageDir), save)
 }
 
 // SaveCommand is the command that writes an image archive the nodes of
@@ -705,14 +708,14 @@ func ParseDF(out string) ([]FileSystem, error) {
 func checkSkips(ctx *actions.Context) error {
 	st := ctx.State
 	if !st.UpgradesControlPlane && st.UpgradesKubelets && st.From != st.Target {
-		return errors.Errorf("--skip-phases %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", actions.PhaseControlPlane, st.From, actions.PhaseKubelets)
+		return errors.Errorf("%s %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", ctx.Options.Name(options.SkipPhases), actions.PhaseControlPlane, st.From, actions.PhaseKubelets)
 	}
 	if !ctx.Options.Skips(actions.PhaseLoadArtifacts) || (!st.UpgradesControlPlane && !st.UpgradesKubelets) {
 		return nil
 	}
 	for _, n := range ctx.Nodes {
 		if load := st.Info[n.String()].Load; len(load) > 0 {
-			return errors.Errorf("--skip-phases %s: node %q still lacks the images of %s: run the %s phase", actions.PhaseLoadArtifacts, n, load[0].Name, actions.PhaseLoadArtifacts)
+			return errors.Errorf("%s %s: node %q still lacks the images of %s: run the %s phase", ctx.Options.Name(options.SkipPhases), actions.PhaseLoadArtifacts, n, load[0].Name, actions.PhaseLoadArtifacts)
 		}
 		paths := st.StagedAll(artifacts.Binaries)
 		found, err := nodeutils.ExistAll(ctx, n, paths...)
@@ -721,7 +724,7 @@ func checkSkips(ctx *actions.Context) error {
 		}
 		for i, p := range paths {
 			if !found[i] {
-				return errors.Errorf("--skip-phases %s: %s is not staged on node %q: run the %s phase", actions.PhaseLoadArtifacts, p, n, actions.PhaseLoadArtifacts)
+				return errors.Errorf("%s %s: %s is not staged on node %q: run the %s phase", ctx.Options.Name(options.SkipPhases), actions.PhaseLoadArtifacts, p, n, actions.PhaseLoadArtifacts)
 			}
 		}
 	}
