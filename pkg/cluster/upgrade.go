@@ -259,7 +259,11 @@ func Upgrade(p *kindcluster.Provider, name string, with ...UpgradeOption) error 
 	if opts.Logger != nil && kindcmd.ColorEnabled(opts.Logger) {
 		opts.Spinner = os.Stderr
 	}
-	opts.Cluster = &kindCluster{provider: p, name: name, command: opts.ProviderCommand}
+	naming := "the name given to Upgrade"
+	if !opts.GoNames {
+		naming = "pass --name or set KIND_CLUSTER_NAME"
+	}
+	opts.Cluster = &kindCluster{provider: p, name: name, command: opts.ProviderCommand, naming: naming}
 	return upgrade.Run(opts)
 }
 
@@ -273,6 +277,8 @@ type kindCluster struct {
 	name     string
 	// command is the provider's command
 	command string
+	// naming says how the caller names the cluster
+	naming string
 	// clusters are the provider's clusters, as Nodes listed them
 	clusters []string
 }
@@ -290,7 +296,7 @@ func (k *kindCluster) Nodes() ([]nodes.Node, error) {
 		found = found || c == k.name
 	}
 	if !found {
-		return nil, errors.Errorf("cluster %q not found (node provider %s): `kind get clusters` lists the clusters there are", k.name, k.command)
+		return nil, errors.Errorf("cluster %q not found (node provider %s): `kind get clusters` lists the clusters there are (%s)", k.name, k.command, k.naming)
 	}
 	ns, err := k.provider.ListInternalNodes(k.name)
 	if err != nil {
