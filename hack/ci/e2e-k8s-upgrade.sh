@@ -102,7 +102,34 @@ cleanup() {
   exit "${rc}"
 }
 
+# check_inputs: the inputs come all from the caller or none of them (then
+# every artifact is built here); a partial set is refused before anything
+# is built or created, as it would rebuild every artifact (about an hour on
+# a cold machine) for the ones left out
+check_inputs() {
+  local given=() missing=()
+  if [[ -n "${NODE_IMAGE:-}" ]]; then given+=(NODE_IMAGE); else missing+=(NODE_IMAGE); fi
+  if [[ -n "${TARGET_NODE_IMAGE:-}" || -n "${TARGET_IMAGE_DIR:-}" ]]; then
+    given+=("${TARGET_NODE_IMAGE:+TARGET_NODE_IMAGE}${TARGET_IMAGE_DIR:+${TARGET_NODE_IMAGE:+ and }TARGET_IMAGE_DIR}")
+  else
+    missing+=("TARGET_NODE_IMAGE (or TARGET_IMAGE_DIR)")
+  fi
+  if [[ -n "${UPGRADES_TEST:-}" ]]; then given+=(UPGRADES_TEST); else missing+=(UPGRADES_TEST); fi
+  if ((${#given[@]} > 0 && ${#missing[@]} > 0)); then
+    die "a partial set of inputs (set: $(join "${given[@]}"); missing: $(join "${missing[@]}")). Set all of them, or none of them to build every artifact here (about an hour on a cold machine)"
+  fi
+}
+
+# join: its arguments, separated by ", "
+join() {
+  local out="$1" arg
+  shift
+  for arg in "$@"; do out+=", ${arg}"; done
+  printf '%s\n' "${out}"
+}
+
 main() {
+  check_inputs
   [[ -x "${KIND}" ]] || die "no kind binary at ${KIND}: run make build, or set KIND"
   mkdir -p "${ARTIFACTS}"
   local types
@@ -112,31 +139,15 @@ main() {
   *) cluster_config >/dev/null ;;
   esac
 
-  # the inputs come all from the caller or all from the lab: a partial set
-  # would rebuild every artifact (about an hour on a cold machine) for the
-  # ones left out
-  local given=() missing=() need_build=""
-  if [[ -n "${NODE_IMAGE:-}" ]]; then given+=(NODE_IMAGE); else missing+=(NODE_IMAGE); fi
-  if [[ -n "${TARGET_NODE_IMAGE:-}" || -n "${TARGET_IMAGE_DIR:-}" ]]; then
-    given+=("TARGET_NODE_IMAGE/TARGET_IMAGE_DIR")
-  else
-    missing+=("TARGET_NODE_IMAGE or TARGET_IMAGE_DIR")
-  fi
-  if [[ -n "${UPGRADES_TEST:-}" ]]; then given+=(UPGRADES_TEST); else missing+=(UPGRADES_TEST); fi
-  if [[ ${#given[@]} -gt 0 && ${#missing[@]} -gt 0 ]]; then
-    die "a partial set of inputs: $(IFS=,; echo "${given[*]}") given but not $(IFS=,; echo "${missing[*]}"). Set all of them, or none to build every artifact here (about an hour on a cold machine)"
-  fi
-  [[ ${#missing[@]} -eq 0 ]] || need_build=1
-  if [[ -n "${need_build}" ]]; then
+  # check_inputs let through all of them or none
+  if [[ -z "${NODE_IMAGE:-}" ]]; then
     log "no inputs given: building (or reusing) every artifact of ${E2E_FROM} -> ${E2E_TO} (hack/e2e/build-artifacts.sh; about an hour on a cold machine, seconds when cached)"
     load_artifacts_env
-    NODE_IMAGE="${NODE_IMAGE:-$(manifest_field "${MANIFEST}" nodeImage)}"
-    if [[ -z "${TARGET_NODE_IMAGE:-}" && -z "${TARGET_IMAGE_DIR:-}" ]]; then
-      # the target as kind's builder makes it, plus what it lacks offline
-      TARGET_NODE_IMAGE="$(manifest_field "${MANIFEST}" targetNodeImage)"
-      TARGET_IMAGE_DIR="$(manifest_field "${MANIFEST}" imageExtrasDir)"
-    fi
-    UPGRADES_TEST="${UPGRADES_TEST:-$(manifest_field "${MANIFEST}" upgradesSuite)}"
+    NODE_IMAGE="$(manifest_field "${MANIFEST}" nodeImage)"
+    # the target as kind's builder makes it, plus what it lacks offline
+    TARGET_NODE_IMAGE="$(manifest_field "${MANIFEST}" targetNodeImage)"
+    TARGET_IMAGE_DIR="$(manifest_field "${MANIFEST}" imageExtrasDir)"
+    UPGRADES_TEST="$(manifest_field "${MANIFEST}" upgradesSuite)"
     TEST_IMAGES_ARCHIVE="${TEST_IMAGES_ARCHIVE-$(manifest_field "${MANIFEST}" testImagesArchive)}"
     CANARY_ARCHIVE="${CANARY_ARCHIVE-$(manifest_field "${MANIFEST}" canaryArchive)}"
   fi

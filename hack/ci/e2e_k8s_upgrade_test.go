@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ci
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// inputs are the variables e2e-k8s-upgrade.sh reads: the test's
+// environment must not leak them into the script.
+var inputs = []string{"FROM_VERSION", "TO_VERSION", "E2E_FROM", "E2E_TO", "NODE_IMAGE", "TARGET_NODE_IMAGE",
+	"TARGET_IMAGE_DIR", "TOPOLOGY", "UPGRADE_TYPES", "UPGRADES_TEST", "TEST_IMAGES_ARCHIVE", "CANARY_ARCHIVE",
+	"KIND", "CLUSTER_NAME", "ARTIFACTS", "GINKGO_ARGS", "KIND_UPGRADE_ARGS"}
+
+// fake records its name and arguments in $CALLS and succeeds; as docker,
+// it answers `docker info` with cgroup version 2.
+const fake = `#!/usr/bin/env bash
+echo "$(basename "$0") $*" >>"${CALLS}"
+[[ "$(basename "$0")" != docker || "$1" != info ]] || echo 2
+`
+
+// runScript runs e2e-k8s-upgrade.sh with env on top of a clean
+// environment, kind, docker, go and the suite faked; it returns the
+// script's exit code, its output and the commands it ran.
+func runScript(t *testing.T, env map[string]string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kind", "docker", "go", "upgrades.test"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(fake), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := filepath.Join(dir, "calls")
+	cmd := exec.Command("bash", "e2e-k8s-upgrade.sh")
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(inputs, k) && k != "PATH" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CALLS="+calls,
+		"KIND="+filepath.Join(bin, "kind"), "ARTIFACTS="+filepath.Join(dir, "artifacts"))
+	for k, v := range env {
+		if v == "SUITE" {
+			v = filepath.Join(bin, "upgrades.test")
+		}
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	ran, err := os.ReadFile(calls)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return code, string(out), string(ran)
+}
+
+// TestPartialInputsAreRefused: a partial set of the inputs is refused
+// before anything runs, naming what is set, what is missing and the two
+// ways out; a full set runs the suite without building anything.
+func TestPartialInputsAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string // in the output; empty: the script succeeds
+	}{{
+		name: "node image only",
+		env:  map[string]string{"NODE_IMAGE": "kindest/node:v1.36.3"},
+		want: "(set: NODE_IMAGE; missing: TARGET_NODE_IMAGE (or TARGET_IMAGE_DIR), UPGRADES_TEST)",
+	}, {
+		name: "target and suite, no node image",
+		env:  map[string]string{"TARGET_NODE_IMAGE": "kindest/node:v1.37.2", "TARGET_IMAGE_DIR": "/extras", "UPGRADES_TEST": "SUITE"},
+		want: "(set: TARGET_NODE_IMAGE and TARGET_IMAGE_DIR, UPGRADES_TEST; missing: NODE_IMAGE)",
+	}, {
+		name: "images, no suite",
+		env:  map[string]string{"NODE_IMAGE": "kindest/node:v1.36.3", "TARGET_IMAGE_DIR": "/extras"},
+		want: "(set: NODE_IMAGE, TARGET_IMAGE_DIR; missing: UPGRADES_TEST)",
+	}, {
+		name: "all of them",
+		env:  map[string]string{"NODE_IMAGE": "kindest/node:v1.36.3", "TARGET_NODE_IMAGE": "kindest/node:v1.37.2", "UPGRADES_TEST": "SUITE"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, ran := runScript(t, tc.env)
+			if tc.want == "" {
+				if code != 0 {
+					t.Fatalf("exit code %d, want 0:\n%s", code, out)
+				}
+				for _, want := range []string{"kind create cluster", "upgrades.test", "--upgrade-type master", "--upgrade-type node"} {
+					if !strings.Contains(ran, want) {
+						t.Errorf("it ran no %q; it ran:\n%s", want, ran)
+					}
+				}
+				if strings.Contains(out, "building") || strings.Contains(ran, "go ") {
+					t.Errorf("it built something with all the inputs given:\n%s\n%s", out, ran)
+				}
+				return
+			}
+			if code == 0 {
+				t.Fatalf("exit code 0, want a refusal:\n%s", out)
+			}
+			for _, want := range []string{tc.want, "Set all of them, or none of them to build every artifact here (about an hour on a cold machine)"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the output lacks %q:\n%s", want, out)
+				}
+			}
+			if ran != "" {
+				t.Errorf("it ran commands before refusing:\n%s", ran)
+			}
+		})
+	}
+}
