@@ -68,6 +68,9 @@ type Options struct {
 	// Arch is the GOARCH of the host the nodes run on (runtime.GOARCH
 	// when empty).
 	Arch string
+	// Name is how messages name the image's choice ("--image" when
+	// empty).
+	Name string
 }
 
 // Image is a kind node image opened as the upgrade's source. Its methods
@@ -115,7 +118,7 @@ func Open(ctx context.Context, ref string, opts Options) (*Image, error) {
 		opts.Arch = runtime.GOARCH
 	}
 	if ref == "" {
-		return nil, errors.New("--image is empty: give a kind node image, e.g. kindest/node:v1.37.0")
+		return nil, errors.Errorf("%s is empty: give a kind node image, e.g. kindest/node:v1.37.0", opts.name())
 	}
 	img := &Image{ref: ref, name: ProviderName(opts.Provider, ref), opts: opts, helper: helperName(opts.Cluster), paths: map[*artifacts.Artifact]string{}, exported: map[*artifacts.Artifact]int{}}
 	if err := img.ensure(ctx); err != nil {
@@ -183,27 +186,27 @@ func (img *Image) ensure(ctx context.Context) error {
 	platform, err := img.output(ctx, inspect...)
 	if err != nil {
 		if ctx.Err() != nil {
-			return errors.Wrapf(ctx.Err(), "cancelled while looking for --image %s", img.ref)
+			return errors.Wrapf(ctx.Err(), "cancelled while looking for %s", img.label())
 		}
 		start := time.Now()
-		img.opts.Logger.V(0).Infof("Pulling --image %s: it is not on this host ...", img.ref)
-		stop := img.still("pulling --image "+img.ref, start)
+		img.opts.Logger.V(0).Infof("Pulling %s: it is not on this host ...", img.label())
+		stop := img.still("pulling "+img.label(), start)
 		_, perr := img.output(ctx, "pull", img.name)
 		stop()
 		if perr != nil {
 			if ctx.Err() != nil {
-				return errors.Wrapf(ctx.Err(), "cancelled while pulling --image %s", img.ref)
+				return errors.Wrapf(ctx.Err(), "cancelled while pulling %s", img.label())
 			}
-			return errors.Errorf("--image %s is not on this host and pulling it failed: %v\nmake it available here (`%s pull %s` where its registry is reachable, or `%s load` of a saved copy, or `kind build node-image`), then run this command again", img.ref, perr, img.opts.Provider, img.name, img.opts.Provider)
+			return errors.Errorf("%s is not on this host and pulling it failed: %v\nmake it available here (`%s pull %s` where its registry is reachable, or `%s load` of a saved copy, or `kind build node-image`), then run this command again", img.label(), perr, img.opts.Provider, img.name, img.opts.Provider)
 		}
-		img.opts.Logger.V(0).Infof("Pulled --image %s in %s", img.ref, time.Since(start).Round(100*time.Millisecond))
+		img.opts.Logger.V(0).Infof("Pulled %s in %s", img.label(), time.Since(start).Round(100*time.Millisecond))
 		if platform, err = img.output(ctx, inspect...); err != nil {
-			return errors.Wrapf(err, "failed to inspect --image %s after pulling it", img.ref)
+			return errors.Wrapf(err, "failed to inspect %s after pulling it", img.label())
 		}
 	}
 	os, arch, _ := strings.Cut(strings.TrimSpace(platform), "/")
 	if os != "linux" || arch != img.opts.Arch {
-		return errors.Errorf("--image %s is built for %s but this host's kind nodes run linux/%s: %s", img.ref, strings.TrimSpace(platform), img.opts.Arch, img.ForArch(img.opts.Arch))
+		return errors.Errorf("%s is built for %s but this host's kind nodes run linux/%s: %s", img.label(), strings.TrimSpace(platform), img.opts.Arch, img.ForArch(img.opts.Arch))
 	}
 	img.arch = arch
 	return nil
@@ -251,20 +254,20 @@ func (img *Image) start(ctx context.Context) error {
 		"--network", "none", "--entrypoint", "containerd", img.name)
 	if err != nil {
 		if ctx.Err() != nil {
-			return errors.Wrapf(ctx.Err(), "cancelled while starting a helper container of --image %s", img.ref)
+			return errors.Wrapf(ctx.Err(), "cancelled while starting a helper container of %s", img.label())
 		}
 		if notFound(err) {
-			return errors.Errorf("--image %s is not a kind node image: it has no containerd (%v); give an image `kind build node-image` made, or a kindest/node image", img.ref, err)
+			return errors.Errorf("%s is not a kind node image: it has no containerd (%v); give an image `kind build node-image` made, or a kindest/node image", img.label(), err)
 		}
-		return errors.Wrapf(err, "failed to start a helper container of --image %s", img.ref)
+		return errors.Wrapf(err, "failed to start a helper container of %s", img.label())
 	}
 	ready := nodeutils.ContainerdReadyScript.Argv(strconv.Itoa(int(readyTimeout.Seconds())), "/run/containerd/containerd.sock")
 	if _, err := img.output(ctx, append([]string{"exec", img.helper}, ready...)...); err != nil {
 		if ctx.Err() != nil {
-			return errors.Wrapf(ctx.Err(), "cancelled while waiting for the helper container of --image %s", img.ref)
+			return errors.Wrapf(ctx.Err(), "cancelled while waiting for the helper container of %s", img.label())
 		}
 		logs, _ := img.output(context.Background(), "logs", "--tail", "20", img.helper)
-		return errors.Wrapf(err, "the helper container %s of --image %s did not start its containerd; its last log lines:\n%s", img.helper, img.ref, strings.TrimSpace(logs))
+		return errors.Wrapf(err, "the helper container %s of %s did not start its containerd; its last log lines:\n%s", img.helper, img.label(), strings.TrimSpace(logs))
 	}
 	return nil
 }
@@ -309,9 +312,9 @@ func (img *Image) index(ctx context.Context) error {
 	script := nodeutils.NodeImageScript.Argv(append([]string{workDir + "/index"}, files...)...)
 	if _, err := img.output(ctx, append([]string{"exec", img.helper}, script...)...); err != nil {
 		if notFound(err) {
-			return errors.Errorf("--image %s is not a kind node image: %v; give an image `kind build node-image` made, or a kindest/node image", img.ref, err)
+			return errors.Errorf("%s is not a kind node image: %v; give an image `kind build node-image` made, or a kindest/node image", img.label(), err)
 		}
-		return errors.Wrapf(err, "failed to read --image %s", img.ref)
+		return errors.Wrapf(err, "failed to read %s", img.label())
 	}
 	read := map[string]string{}
 	err := img.copyOut(ctx, workDir+"/index", func(hdr *tar.Header, r io.Reader) error {
@@ -320,7 +323,7 @@ func (img *Image) index(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return errors.Wrapf(err, "failed to read --image %s", img.ref)
+		return errors.Wrapf(err, "failed to read %s", img.label())
 	}
 	if err := img.parseFiles(read["describe"]); err != nil {
 		return err
@@ -344,7 +347,7 @@ func (img *Image) index(ctx context.Context) error {
 		img.paths[a] = im.Ref
 	}
 	if img.sandbox, err = SandboxImage(read["config"]); err != nil {
-		return errors.Wrapf(err, "failed to read the containerd configuration of --image %s", img.ref)
+		return errors.Wrapf(err, "failed to read the containerd configuration of %s", img.label())
 	}
 	return nil
 }
@@ -397,34 +400,34 @@ func (img *Image) copyOut(ctx context.Context, p string, fn func(hdr *tar.Header
 func (img *Image) parseFiles(out string) error {
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 1+len(artifacts.Binaries) {
-		return errors.Errorf("failed to read --image %s: unexpected description %q", img.ref, out)
+		return errors.Errorf("failed to read %s: unexpected description %q", img.label(), out)
 	}
 	version := strings.TrimSpace(lines[0])
 	if !strings.HasPrefix(version, "v") {
-		return errors.Errorf("--image %s is not a kind node image: its /kind/version is %q, not a Kubernetes version", img.ref, version)
+		return errors.Errorf("%s is not a kind node image: its /kind/version is %q, not a Kubernetes version", img.label(), version)
 	}
 	img.version = version
 	img.binaries = map[string]*artifacts.Artifact{}
 	for i, name := range artifacts.Binaries {
 		fields := strings.Fields(lines[1+i])
 		if len(fields) != 3 {
-			return errors.Errorf("failed to read %s%s in --image %s: unexpected description %q", binDir, name, img.ref, lines[1+i])
+			return errors.Errorf("failed to read %s%s in %s: unexpected description %q", binDir, name, img.label(), lines[1+i])
 		}
 		size, err := strconv.ParseInt(fields[0], 10, 64)
 		if err != nil {
-			return errors.Wrapf(err, "failed to read the size of %s%s in --image %s", binDir, name, img.ref)
+			return errors.Wrapf(err, "failed to read the size of %s%s in %s", binDir, name, img.label())
 		}
 		mode, err := strconv.ParseUint(fields[1], 8, 32)
 		if err != nil {
-			return errors.Wrapf(err, "failed to read the mode of %s%s in --image %s", binDir, name, img.ref)
+			return errors.Wrapf(err, "failed to read the mode of %s%s in %s", binDir, name, img.label())
 		}
 		header, err := base64.StdEncoding.DecodeString(fields[2])
 		if err != nil {
-			return errors.Wrapf(err, "failed to read %s%s in --image %s", binDir, name, img.ref)
+			return errors.Wrapf(err, "failed to read %s%s in %s", binDir, name, img.label())
 		}
 		arch, err := elfarch.Read(bytes.NewReader(header))
 		if err != nil {
-			return errors.Wrapf(err, "failed to read %s%s in --image %s", binDir, name, img.ref)
+			return errors.Wrapf(err, "failed to read %s%s in %s", binDir, name, img.label())
 		}
 		a := &artifacts.Artifact{
 			Name: name,
@@ -500,9 +503,9 @@ func SandboxImage(config string) (string, error) {
 	return "", errors.Errorf("unsupported containerd config version %d", cfg.Version)
 }
 
-// Name is "--image <ref>".
+// Name is the image as messages name it: "--image <ref>".
 func (img *Image) Name() string {
-	return "--image " + img.ref
+	return img.label()
 }
 
 // Version is the image's /kind/version.
@@ -645,4 +648,17 @@ func (img *Image) Close() error {
 		}
 	})
 	return img.closeErr
+}
+
+// name is how messages name the image's choice.
+func (o Options) name() string {
+	if o.Name == "" {
+		return "--image"
+	}
+	return o.Name
+}
+
+// label is the image as messages name it: "--image kindest/node:v1.37.0".
+func (img *Image) label() string {
+	return img.opts.name() + " " + img.ref
 }

@@ -80,7 +80,7 @@ func Open(ctx context.Context, o Options) (Source, error) {
 			return nil, errors.Wrap(err, "invalid "+o.ImageDirName)
 		}
 	}
-	img, err := nodeimage.Open(ctx, o.Image, nodeimage.Options{Provider: o.Provider, Cmder: o.Cmder, Cluster: o.Cluster, Logger: o.Logger})
+	img, err := nodeimage.Open(ctx, o.Image, nodeimage.Options{Provider: o.Provider, Cmder: o.Cmder, Cluster: o.Cluster, Logger: o.Logger, Name: o.ImageName})
 	if err != nil {
 		return nil, errors.Wrap(err, "invalid "+o.ImageName)
 	}
