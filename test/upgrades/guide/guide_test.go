@@ -18,6 +18,7 @@ package guide
 
 import (
 	"bufio"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,8 +26,10 @@ import (
 	"testing"
 )
 
-// page is the guide's page, from this package's folder.
-var page = filepath.Join("..", "..", "..", "site", "content", "docs", "user", "upgrade-operator-tests.md")
+// page is the guide's page; -page tests a copy (e.g. one with a line
+// taken out, which must fail).
+var page = flag.String("page", filepath.Join("..", "..", "..", "site", "content", "docs", "user", "upgrade-operator-tests.md"),
+	"the page whose operator example is built")
 
 // examples returns the page's fenced blocks that follow a marker line
 // `<!-- operator-example: NAME -->`, by NAME.
@@ -56,7 +59,7 @@ func examples(text string) map[string]string {
 // an empty folder outside this repository with $KIND_UPGRADE set to this
 // checkout, gives a module in which the page's test compiles.
 func TestOperatorExampleBuilds(t *testing.T) {
-	text, err := os.ReadFile(page)
+	text, err := os.ReadFile(*page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +86,9 @@ func TestOperatorExampleBuilds(t *testing.T) {
 		}
 	}
 	run("bash", "-euo", "pipefail", "-c", setup)
-	// compile only: running it needs a cluster
+	// vet and compile only: running it needs a cluster; -trimpath as make
+	// unit builds this module, so that Kubernetes' packages come from the
+	// build cache
+	run("go", "vet", "-trimpath", ".")
 	run("go", "test", "-trimpath", "-c", "-o", os.DevNull, ".")
 }
