@@ -231,7 +231,7 @@ func testNodeImageRefusals(t *testing.T, tool, other string) {
 		{
 			name:   "--image-dir without archives",
 			setup:  func(e *env) { e.imageDir = t.TempDir() },
-			errHas: []string{"holds no image archives (*.tar): with --image, --image-dir adds archives to the image's images"},
+			errHas: []string{"holds no image archives (*.tar): beside a node image, it adds archives to the image's images"},
 		},
 	}
 	for _, tc := range cases {

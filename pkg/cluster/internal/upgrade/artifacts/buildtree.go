@@ -70,12 +70,12 @@ func buildOutput(dir string) string {
 // openBuildTree indexes the build in out, the _output folder of the tree
 // given as path, picking the build for goarch when there are builds for
 // several architectures.
-func openBuildTree(path, out, goarch string) (*ImageDir, error) {
+func openBuildTree(path, out, goarch, name string) (*ImageDir, error) {
 	built, err := builtKubeadms(out)
 	if err != nil {
 		return nil, err
 	}
-	arch, err := pickArch(path, out, built, goarch)
+	arch, err := pickArch(path, out, built, goarch, name)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func builtKubeadms(out string) (map[string][]string, error) {
 }
 
 // pickArch returns the only <arch> built, or goarch among several.
-func pickArch(path, out string, built map[string][]string, goarch string) (string, error) {
+func pickArch(path, out string, built map[string][]string, goarch, name string) (string, error) {
 	arches := sortedArches(built)
 	switch {
 	case len(arches) == 1:
@@ -141,7 +141,7 @@ func pickArch(path, out string, built map[string][]string, goarch string) (strin
 		for _, bin := range buildBinDirs {
 			looked = append(looked, filepath.Join(out, bin, "<arch>"))
 		}
-		return "", errors.Errorf("--image-dir %s is a Kubernetes build tree without a built kubeadm (looked in %s): %s", path, strings.Join(looked, " and "), buildHelp)
+		return "", errors.Errorf("%s %s is a Kubernetes build tree without a built kubeadm (looked in %s): %s", name, path, strings.Join(looked, " and "), buildHelp)
 	case built[goarch] != nil:
 		return goarch, nil
 	}
@@ -149,7 +149,7 @@ func pickArch(path, out string, built map[string][]string, goarch string) (strin
 	for _, arch := range arches {
 		dirs = append(dirs, built[arch]...)
 	}
-	return "", errors.Errorf("--image-dir %s holds kubeadm builds for several architectures and none for this machine's (%s): %s; remove the others, or give the folder of the one to use as --image-dir", path, goarch, strings.Join(dirs, ", "))
+	return "", errors.Errorf("%[1]s %[2]s holds kubeadm builds for several architectures and none for this machine's (%[3]s): %[4]s; remove the others, or give the folder of the one to use as %[1]s", name, path, goarch, strings.Join(dirs, ", "))
 }
 
 // pickBinDir returns the one of dirs whose kubeadm is the newest (the

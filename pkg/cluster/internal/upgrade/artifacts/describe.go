@@ -33,7 +33,7 @@ func (s *ImageDir) Describe() (string, []string) {
 
 // details are Describe's lines for a log.
 func (s *ImageDir) details() []string {
-	lines := []string{"--image-dir " + s.Path + ": " + string(s.Layout) + " layout"}
+	lines := []string{s.name() + " " + s.Path + ": " + string(s.Layout) + " layout"}
 	var binaries []*Artifact
 	for _, name := range Binaries {
 		if a := s.Binaries[name]; a != nil {
@@ -54,7 +54,7 @@ func (s *ImageDir) details() []string {
 		lines = append(lines, "no image archives"+s.imagesNote())
 	}
 	if s.ignoredBinaries {
-		lines = append(lines, "its kubeadm, kubelet and kubectl are not used: --image provides them")
+		lines = append(lines, "its kubeadm, kubelet and kubectl are not used: the node image provides them")
 	}
 	return lines
 }

@@ -30,7 +30,7 @@ import (
 )
 
 // layoutsHelp ends the errors that mean the layout is wrong.
-const layoutsHelp = "--image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, a Kubernetes source tree after make quick-release, or a flat folder)"
+const layoutsHelp = "the folder must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, a Kubernetes source tree after make quick-release, or a flat folder)"
 
 // releaseBinDirs are where a release tree keeps its binaries, relative to
 // the folder given, in the order they are looked for.
@@ -63,48 +63,82 @@ const releaseTarballPattern = "kubernetes-server-linux-*.tar.gz"
 //     the *.tar of _output/release-images/<arch>. With builds for several
 //     architectures, <arch> is this machine's.
 //
-// Options: UnpackTarballIn.
+// Options: UnpackTarballIn, Named.
 func Open(ctx context.Context, path string, options ...OpenOption) (*ImageDir, error) {
+	name := choiceOf(options)
 	if path == "" {
-		return nil, errors.New("--image-dir is empty: " + layoutsHelp)
+		return nil, errors.Errorf("%s is empty: %s", name, layoutsHelp)
 	}
 	info, err := os.Stat(path)
 	if os.IsNotExist(err) {
-		return nil, errors.Errorf("--image-dir %s does not exist: %s", path, layoutsHelp)
+		return nil, errors.Errorf("%s %s does not exist: %s", name, path, layoutsHelp)
 	}
 	if err != nil {
-		return nil, errors.Wrapf(err, "failed to read --image-dir %s", path)
+		return nil, errors.Wrapf(err, "failed to read %s %s", name, path)
 	}
+	var s *ImageDir
 	if !info.IsDir() {
 		if !isTarballName(path) {
-			return nil, errors.Errorf("--image-dir %s is a file but not a release tarball (*.tar.gz or *.tgz): %s", path, layoutsHelp)
+			return nil, errors.Errorf("%s %s is a file but not a release tarball (*.tar.gz or *.tgz): %s", name, path, layoutsHelp)
 		}
-		return openTarball(ctx, path, path, options)
+		s, err = openTarball(ctx, path, path, options)
+	} else {
+		s, err = openDir(ctx, path, name, options)
 	}
-	return openDir(ctx, path, options)
+	if err != nil {
+		return nil, err
+	}
+	s.choice = name
+	return s, nil
+}
+
+// Named makes messages name the folder's choice name (--image-dir by
+// default).
+func Named(name string) OpenOption {
+	return func(s *ImageDir) { s.choice = name }
+}
+
+// choiceOf is the name options give the folder's choice.
+func choiceOf(options []OpenOption) string {
+	probe := &ImageDir{}
+	for _, o := range options {
+		o(probe)
+	}
+	return probe.name()
+}
+
+// name is how messages name the folder's choice.
+func (s *ImageDir) name() string {
+	if s.choice == "" {
+		return "--image-dir"
+	}
+	return s.choice
 }
 
 // OpenArchives indexes the *.tar image archives of the folder dir, which
 // add to the images of another source (a node image): it holds no
 // binaries, and any it has are not used. A folder without archives is
 // refused: it would add nothing.
-func OpenArchives(dir string) (*ImageDir, error) {
+//
+// Options: Named.
+func OpenArchives(dir string, options ...OpenOption) (*ImageDir, error) {
+	name := choiceOf(options)
 	info, err := os.Stat(dir)
 	if os.IsNotExist(err) {
-		return nil, errors.Errorf("--image-dir %s does not exist: with --image, give a folder of image archives (*.tar) to add to the image's images", dir)
+		return nil, errors.Errorf("%s %s does not exist: give a folder of image archives (*.tar) to add to the node image's images", name, dir)
 	}
 	if err != nil {
-		return nil, errors.Wrapf(err, "failed to read --image-dir %s", dir)
+		return nil, errors.Wrapf(err, "failed to read %s %s", name, dir)
 	}
 	if !info.IsDir() {
-		return nil, errors.Errorf("--image-dir %s is not a folder: with --image, give a folder of image archives (*.tar) to add to the image's images", dir)
+		return nil, errors.Errorf("%s %s is not a folder: give a folder of image archives (*.tar) to add to the node image's images", name, dir)
 	}
-	s := &ImageDir{Path: dir, Layout: LayoutArchives}
+	s := &ImageDir{Path: dir, Layout: LayoutArchives, choice: name}
 	if err := s.indexArchiveFiles(dir); err != nil {
 		return nil, err
 	}
 	if len(s.Archives) == 0 {
-		return nil, errors.Errorf("--image-dir %s holds no image archives (*.tar): with --image, --image-dir adds archives to the image's images", dir)
+		return nil, errors.Errorf("%s %s holds no image archives (*.tar): beside a node image, it adds archives to the image's images", name, dir)
 	}
 	s.ignoredBinaries = exists(filepath.Join(dir, "kubeadm"))
 	return s, nil
@@ -135,10 +169,10 @@ func isTarballName(name string) bool {
 }
 
 // openDir detects the layout of the folder dir and indexes it.
-func openDir(ctx context.Context, dir string, options []OpenOption) (*ImageDir, error) {
+func openDir(ctx context.Context, dir, name string, options []OpenOption) (*ImageDir, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, errors.Wrapf(err, "failed to read --image-dir %s", dir)
+		return nil, errors.Wrapf(err, "failed to read %s %s", name, dir)
 	}
 	// a flat folder, including a release's server/bin itself
 	if exists(filepath.Join(dir, "kubeadm")) {
@@ -170,12 +204,12 @@ func openDir(ctx context.Context, dir string, options []OpenOption) (*ImageDir, 
 		return s, nil
 	}
 	if len(tarballs) > 1 {
-		return nil, errors.Errorf("--image-dir %s holds %d release tarballs (%s): give the one to use as --image-dir", dir, len(tarballs), strings.Join(tarballs, ", "))
+		return nil, errors.Errorf("%[1]s %[2]s holds %[3]d release tarballs (%[4]s): give the one to use as %[1]s", name, dir, len(tarballs), strings.Join(tarballs, ", "))
 	}
 	// a Kubernetes source tree after a build, last: a source tree holds none
 	// of the above, so this rule takes nothing from them
 	if out := buildOutput(dir); out != "" {
-		return openBuildTree(dir, out, runtime.GOARCH)
+		return openBuildTree(dir, out, runtime.GOARCH, name)
 	}
 	// no kubeadm anywhere: name the folder the user most likely meant
 	for _, bin := range releaseBinDirs {
@@ -186,7 +220,7 @@ func openDir(ctx context.Context, dir string, options []OpenOption) (*ImageDir, 
 	if exists(filepath.Join(dir, "kubelet")) || exists(filepath.Join(dir, "kubectl")) {
 		return nil, notFound("kubeadm", dir)
 	}
-	return nil, errors.Errorf("--image-dir %s has no known layout: %s", dir, layoutsHelp)
+	return nil, errors.Errorf("%s %s has no known layout: %s", name, dir, layoutsHelp)
 }
 
 // notFound is the error for a required binary that is missing from where.

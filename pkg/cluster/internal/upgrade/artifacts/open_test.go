@@ -413,7 +413,7 @@ func TestOpenErrors(t *testing.T) {
 				artifactstest.WriteFiles(t, dir, artifactstest.Without(amd64(t), "kubelet"))
 				return dir
 			},
-			want: []string{"kubelet not found in <dir>: --image-dir must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, a Kubernetes source tree after make quick-release, or a flat folder)"},
+			want: []string{"kubelet not found in <dir>: the folder must contain kubeadm, kubelet and kubectl (a release's kubernetes/server/bin, its parent, the kubernetes-server-linux-<arch>.tar.gz, a Kubernetes source tree after make quick-release, or a flat folder)"},
 		},
 		{
 			name: "flat folder without kubeadm",
@@ -421,7 +421,7 @@ func TestOpenErrors(t *testing.T) {
 				artifactstest.WriteFiles(t, dir, artifactstest.Without(amd64(t), "kubeadm"))
 				return dir
 			},
-			want: []string{"kubeadm not found in <dir>: --image-dir must contain"},
+			want: []string{"kubeadm not found in <dir>: the folder must contain"},
 		},
 		{
 			name: "release tree without kubectl",
@@ -429,7 +429,7 @@ func TestOpenErrors(t *testing.T) {
 				artifactstest.WriteFiles(t, filepath.Join(dir, "kubernetes", "server", "bin"), artifactstest.Without(amd64(t), "kubectl"))
 				return dir
 			},
-			want: []string{"kubectl not found in <dir>/kubernetes/server/bin: --image-dir must contain"},
+			want: []string{"kubectl not found in <dir>/kubernetes/server/bin: the folder must contain"},
 		},
 		{
 			name: "release tree without kubeadm",
@@ -437,14 +437,14 @@ func TestOpenErrors(t *testing.T) {
 				artifactstest.WriteFiles(t, filepath.Join(dir, "server", "bin"), artifactstest.Without(amd64(t), "kubeadm"))
 				return dir
 			},
-			want: []string{"kubeadm not found in <dir>/server/bin: --image-dir must contain"},
+			want: []string{"kubeadm not found in <dir>/server/bin: the folder must contain"},
 		},
 		{
 			name: "release tarball without kubelet",
 			setup: func(t *testing.T, dir string) string {
 				return artifactstest.WriteTarball(t, filepath.Join(dir, "k.tar.gz"), "kubernetes/server/bin", artifactstest.Without(amd64(t), "kubelet"))
 			},
-			want: []string{"kubelet not found in <dir>/k.tar.gz:kubernetes/server/bin/: --image-dir must contain"},
+			want: []string{"kubelet not found in <dir>/k.tar.gz:kubernetes/server/bin/: the folder must contain"},
 		},
 		{
 			name: "release tarball that is not a release",
@@ -852,4 +852,28 @@ func copyExecutable(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// TestNamedChoice: messages name the folder as Named says (the Go API's
+// option for a Go caller), --image-dir by default.
+func TestNamedChoice(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, tc := range []struct {
+		name string
+		open func() error
+		want string
+	}{
+		{"default", func() error { _, err := Open(context.Background(), missing); return err }, "--image-dir " + missing + " does not exist"},
+		{"named", func() error {
+			_, err := Open(context.Background(), missing, Named("UpgradeWithImageDir"))
+			return err
+		}, "UpgradeWithImageDir " + missing + " does not exist"},
+		{"named, empty", func() error { _, err := Open(context.Background(), "", Named("UpgradeWithImageDir")); return err }, "UpgradeWithImageDir is empty"},
+		{"archives, named", func() error { _, err := OpenArchives(missing, Named("UpgradeWithImageDir")); return err }, "UpgradeWithImageDir " + missing + " does not exist"},
+	} {
+		if err := tc.open(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
 }

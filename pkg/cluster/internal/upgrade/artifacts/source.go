@@ -21,7 +21,7 @@ package artifacts
 
 // Name is "--image-dir <path>".
 func (s *ImageDir) Name() string {
-	return "--image-dir " + s.Path
+	return s.name() + " " + s.Path
 }
 
 // Version is "": a folder says its version through its kubeadm only.

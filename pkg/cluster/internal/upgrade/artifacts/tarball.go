@@ -209,7 +209,7 @@ func (s *ImageDir) indexTarball(ctx context.Context, tarball string) error {
 func indexEntry(a *Artifact, r io.Reader, where string) error {
 	if slices.Contains(Binaries, a.Name) {
 		if a.Mode&0o111 == 0 {
-			return errors.Errorf("%s is not executable (mode %v): extract the tarball, run chmod +x on %s and give the extracted kubernetes/server/bin as --image-dir", where, a.Mode, a.Name)
+			return errors.Errorf("%s is not executable (mode %v): extract the tarball, run chmod +x on %s and give the extracted kubernetes/server/bin instead", where, a.Mode, a.Name)
 		}
 		arch, err := elfarch.Read(r)
 		if err != nil {

@@ -141,6 +141,8 @@ type ImageDir struct {
 	Path string
 	// Layout is the layout Open detected.
 	Layout Layout
+	// choice is how messages name the folder's choice (name()).
+	choice string
 	// Binaries holds "kubeadm", "kubelet" and "kubectl".
 	Binaries map[string]*Artifact
 	// Archives holds the image archives in storage order.

@@ -61,7 +61,7 @@ func Open(ctx context.Context, o Options) (Source, error) {
 		o.ImageDirName = "--image-dir"
 	}
 	if o.Image == "" {
-		var openOpts []artifacts.OpenOption
+		openOpts := []artifacts.OpenOption{artifacts.Named(o.ImageDirName)}
 		if o.Unpack {
 			openOpts = append(openOpts, artifacts.UnpackTarballIn(""))
 		}
@@ -76,7 +76,7 @@ func Open(ctx context.Context, o Options) (Source, error) {
 		// the cheaper check first: a wrong folder is refused before the
 		// image is pulled or run
 		var err error
-		if extra, err = artifacts.OpenArchives(o.ImageDir); err != nil {
+		if extra, err = artifacts.OpenArchives(o.ImageDir, artifacts.Named(o.ImageDirName)); err != nil {
 			return nil, errors.Wrap(err, "invalid "+o.ImageDirName)
 		}
 	}
