@@ -23,13 +23,15 @@ import (
 	"al.essio.dev/pkg/shellescape"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 )
 
 // summary is the closing line of a run that changed the cluster: what it
 // did and, when phases were skipped, what still runs an older version and
 // the command that finishes the upgrade. The phase table says what each
 // phase did or left behind.
-func summary(st *actions.State, skips func(phase string) bool, clusterName, image, imageDir string) string {
+func summary(st *actions.State, opts options.Upgrade) string {
+	skips, clusterName, image, imageDir := opts.Skips, opts.ClusterName, opts.Image, opts.ImageDir
 	var behind, done, notes []string
 	for _, p := range workflow {
 		if !p.Skippable {
@@ -66,6 +68,9 @@ func summary(st *actions.State, skips func(phase string) bool, clusterName, imag
 	did := "Skipped every phase that changes the cluster"
 	if len(done) > 0 {
 		did = "Partly upgraded to " + st.Target + ": " + strings.Join(done, ", ")
+	}
+	if opts.GoNames {
+		return did + ". Still older: " + strings.Join(behind, "; ") + ". To finish, run the upgrade again without " + opts.Name(options.SkipPhases) + "."
 	}
 	finish := "kind alpha upgrade"
 	if clusterName != "" {

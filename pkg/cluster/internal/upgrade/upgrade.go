@@ -290,7 +290,7 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 	if err := ctx.Wait(); err != nil {
 		return false, "", err
 	}
-	r.Info(report.Scope{}, summary(ctx.State, opts.Skips, opts.ClusterName, opts.Image, opts.ImageDir))
+	r.Info(report.Scope{}, summary(ctx.State, opts.Upgrade))
 	closingLines(ctx, opts, start)
 	return false, "", nil
 }

@@ -837,6 +837,17 @@ func TestSkipPhases(t *testing.T) {
 		"Still older: the control plane (v1.33.13); the kubelets and /kind/version of kind-control-plane (v1.33.13), kind-worker (v1.33.13). "+finish; got != want {
 		t.Errorf("after loading only, the closing line is\n%s\nwant\n%s", got, want)
 	}
+	// a Go caller is told in the API's words
+	rec, err = e.run(func(o *upgrade.Options) {
+		o.SkipPhases = []string{"control-plane", "kubelets", "verify"}
+		o.GoNames = true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := closing(rec), "To finish, run the upgrade again without UpgradeWithSkipPhases."; !strings.HasSuffix(got, want) {
+		t.Errorf("for a Go caller, the closing line is\n%s\nwant it to end with\n%s", got, want)
+	}
 	rec, err = e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"kubelets"} })
 	if err != nil {
 		t.Fatal(err)
