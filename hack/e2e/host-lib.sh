@@ -89,12 +89,13 @@ ensure_inotify_limits() {
   done
 }
 
-# smoke_rootfs OUT writes a tar of a tiny root file system (sleep, true and
-# their libraries) to OUT, for a smoke image.
+# smoke_rootfs OUT [BINARY...] writes a tar of a tiny root file system
+# (sleep, true, the BINARYs and their libraries) to OUT, for a smoke image.
 smoke_rootfs() {
   local out="$1" tmp files=() f
+  shift
   tmp="$(mktemp -d)"
-  for f in /usr/bin/sleep /usr/bin/true; do
+  for f in /usr/bin/sleep /usr/bin/true "$@"; do
     files+=("${f}")
     # shellcheck disable=SC2207 # ldd prints plain paths
     files+=($(ldd "${f}" | grep -o '/[^ ]*'))

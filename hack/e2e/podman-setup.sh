@@ -16,7 +16,11 @@
 # podman-setup.sh: leaves a podman that can run kind's node containers
 # behind, idempotently (for KIND_EXPERIMENTAL_PROVIDER=podman).
 #
-#  - installs Debian's podman when it is missing;
+#  - installs Debian's podman when it is missing, and netavark and
+#    aardvark-dns beside it, made podman's network backend with a drop-in,
+#    PODMAN_NET_CONF: with --no-install-recommends podman brings only the
+#    CNI backend, whose networks have no name resolution, and kind's worker
+#    nodes then cannot resolve their control plane (kubeadm join fails);
 #  - when the capability bounding set lacks CAP_SYS_RESOURCE, every podman
 #    container fails (`error setting rlimit type 7: operation not
 #    permitted`: podman asks for an RLIMIT_NOFILE above this host's hard
@@ -32,7 +36,9 @@
 #    nodes (10.244.0.0/16, bridged between two node containers) was
 #    dropped; the rule goes in DOCKER-USER, Docker's place for its user's
 #    rules, when that chain exists, else in FORWARD;
-#  - runs a --privileged container (run + exec) of a tiny imported image.
+#  - runs a --privileged container (run + exec) of a tiny imported image,
+#    and two containers on a podman network that must resolve each other by
+#    name.
 #
 # Podman has no daemon: nothing is left running.
 
@@ -44,6 +50,61 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
 
 PODMAN_CONF=/etc/containers/containers.conf.d/50-kind-upgrade-runtime.conf
+PODMAN_NET_CONF=/etc/containers/containers.conf.d/50-kind-upgrade-network.conf
+DNS_SMOKE_IMAGE=kind-upgrade-e2e/smoke-dns:v1
+
+# ensure_netavark installs netavark and aardvark-dns when missing and makes
+# netavark podman's network backend.
+ensure_netavark() {
+  local missing=() p
+  for p in netavark aardvark-dns; do
+    dpkg-query -W -f '${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
+  done
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    log "installing ${missing[*]}: kind's podman nodes find each other by name through them"
+    apt_install "${missing[@]}"
+  fi
+  local want
+  want="$(printf '%s\n' \
+    '# written by kind-upgrade'"'"'s hack/e2e/podman-setup.sh: kind'"'"'s nodes' \
+    '# resolve each other by name on netavark networks (aardvark-dns)' \
+    '[network]' \
+    'network_backend = "netavark"')"
+  if [[ -f "${PODMAN_NET_CONF}" && "$(cat "${PODMAN_NET_CONF}")" == "${want}" ]]; then
+    return 0
+  fi
+  log "making netavark podman's network backend (${PODMAN_NET_CONF})"
+  mkdir -p "$(dirname "${PODMAN_NET_CONF}")"
+  printf '%s\n' "${want}" >"${PODMAN_NET_CONF}.new"
+  mv -f "${PODMAN_NET_CONF}.new" "${PODMAN_NET_CONF}"
+}
+
+# dns_smoke_test: two containers on a podman network of their own resolve
+# each other by name, as kind's nodes must.
+dns_smoke_test() {
+  if ! podman image exists "${DNS_SMOKE_IMAGE}"; then
+    local tmp
+    tmp="$(mktemp -d)"
+    smoke_rootfs "${tmp}/smoke.tar" /usr/bin/getent
+    podman import --change 'CMD ["/usr/bin/sleep", "infinity"]' "${tmp}/smoke.tar" "${DNS_SMOKE_IMAGE}" >/dev/null
+    rm -rf "${tmp}"
+  fi
+  local net=kind-upgrade-e2e-smoke-net a="kind-upgrade-e2e-smoke-a-$$" b="kind-upgrade-e2e-smoke-b-$$" leftovers
+  leftovers="$(podman ps -aq --filter name=kind-upgrade-e2e-smoke-)"
+  if [[ -n "${leftovers}" ]]; then
+    # shellcheck disable=SC2086 # one id per word
+    podman rm -f ${leftovers} >/dev/null
+  fi
+  podman network exists "${net}" || podman network create "${net}" >/dev/null
+  podman run -d --network "${net}" --name "${a}" "${DNS_SMOKE_IMAGE}" >/dev/null
+  podman run -d --network "${net}" --name "${b}" "${DNS_SMOKE_IMAGE}" >/dev/null
+  local rc=0 out
+  out="$(podman exec "${b}" /usr/bin/getent hosts "${a}" 2>&1)" || rc=$?
+  podman rm -f -t 0 "${a}" "${b}" >/dev/null 2>&1 || true
+  podman network rm "${net}" >/dev/null 2>&1 || true
+  [[ ${rc} -eq 0 ]] || die "containers on a podman network do not resolve each other by name (network backend: $(podman info --format '{{.Host.NetworkBackend}}')): ${out}"
+  log "containers on a podman network resolve each other by name (${out%% *}; network backend $(podman info --format '{{.Host.NetworkBackend}}'))"
+}
 
 # ensure_podman_conf writes PODMAN_CONF, naming the wrapper as podman's
 # runtime. Returns 0 when the file changed.
@@ -111,6 +172,7 @@ main() {
     log "installing podman"
     apt_install podman
   fi
+  ensure_netavark
   ensure_inotify_limits
   ensure_forwarding
   if ! has_cap_sys_resource; then
@@ -119,6 +181,7 @@ main() {
     ensure_podman_conf || true
   fi
   smoke_test
+  dns_smoke_test
 }
 
 main "$@"
