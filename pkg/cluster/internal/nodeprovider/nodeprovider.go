@@ -15,8 +15,10 @@ limitations under the License.
 */
 
 // Package nodeprovider knows a cluster's node provider once: its command
-// (docker, podman, nerdctl, finch, nerdctl.lima), kind's option for it, and
-// the host's other providers, whose clusters share the host's limits.
+// (docker, podman, nerdctl, finch, nerdctl.lima), kind's option for it, the
+// host's other providers, whose clusters share the host's limits, and the
+// advice messages give in its words (the name its commands give an image,
+// how to save an archive the nodes can import).
 package nodeprovider
 
 import (
@@ -149,4 +151,43 @@ func versionLine(command string) string {
 		return ""
 	}
 	return lines[0]
+}
+
+// ImageName is the name the provider's commands get for the image ref,
+// the name kind create cluster gives it with that provider: kind's podman
+// provider completes a name without a registry with docker.io/ (and
+// library/ without a repository), as Docker does by itself, so that
+// `podman pull kindest/node:v1.37.0` and kind agree on one image whatever
+// podman's short-name settings; the other providers get ref unchanged.
+func ImageName(command, ref string) string {
+	if command != "podman" {
+		return ref
+	}
+	first, _, hasSlash := strings.Cut(ref, "/")
+	if hasSlash && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return ref
+	}
+	if !hasSlash {
+		ref = "library/" + ref
+	}
+	return "docker.io/" + ref
+}
+
+// SaveCommand is the command that writes an image archive the nodes of
+// architecture arch can import, with the provider's CLI. Docker's and
+// nerdctl's need --platform: with its containerd image store (the default
+// since Docker 29), a plain docker save of an image pulled for one
+// platform writes a multi-platform index without the other platforms'
+// content, and nerdctl (containerd's store) does the same. Podman's store
+// keeps the one platform it pulled, which podman save writes.
+func SaveCommand(command, arch string) string {
+	if arch != "" {
+		switch command {
+		case "docker":
+			return "docker image save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
+		case "nerdctl", "finch", "nerdctl.lima":
+			return command + " save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
+		}
+	}
+	return command + " save -o <dir>/<name>.tar <image>"
 }

@@ -100,3 +100,41 @@ func TestCheck(t *testing.T) {
 		t.Error("Check(rkt) accepted an unknown provider")
 	}
 }
+
+// TestImageName: podman gets the name kind's podman provider gives a
+// node image (docker.io/ completed, as Docker completes it by itself);
+// Docker and nerdctl get the name as it is.
+func TestImageName(t *testing.T) {
+	for _, tc := range []struct{ provider, ref, want string }{
+		{"podman", "kindest/node:v1.37.2", "docker.io/kindest/node:v1.37.2"},
+		{"podman", "node:v1", "docker.io/library/node:v1"},
+		{"podman", "kind-upgrade-e2e/node:v1.37.2", "docker.io/kind-upgrade-e2e/node:v1.37.2"},
+		{"podman", "localhost/kind-upgrade-e2e/node:v1.37.2", "localhost/kind-upgrade-e2e/node:v1.37.2"},
+		{"podman", "registry.example:5000/node:v1", "registry.example:5000/node:v1"},
+		{"podman", "quay.io/k/node@sha256:0123", "quay.io/k/node@sha256:0123"},
+		{"docker", "kindest/node:v1.37.2", "kindest/node:v1.37.2"},
+		{"nerdctl", "kindest/node:v1.37.2", "kindest/node:v1.37.2"},
+	} {
+		if got := ImageName(tc.provider, tc.ref); got != tc.want {
+			t.Errorf("ImageName(%q, %q) = %q, want %q", tc.provider, tc.ref, got, tc.want)
+		}
+	}
+}
+
+// TestSaveCommand: Docker and nerdctl save for the nodes' platform (a
+// one-platform pull would be saved as a multi-platform index without the
+// other platforms' content); podman saves the one platform it holds.
+func TestSaveCommand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ command, arch, want string }{
+		{"docker", "amd64", "docker image save --platform linux/amd64 -o <dir>/<name>.tar <image>"},
+		{"nerdctl", "arm64", "nerdctl save --platform linux/arm64 -o <dir>/<name>.tar <image>"},
+		{"finch", "amd64", "finch save --platform linux/amd64 -o <dir>/<name>.tar <image>"},
+		{"podman", "amd64", "podman save -o <dir>/<name>.tar <image>"},
+		{"docker", "", "docker save -o <dir>/<name>.tar <image>"},
+	} {
+		if got := SaveCommand(tc.command, tc.arch); got != tc.want {
+			t.Errorf("SaveCommand(%q, %q) = %q, want %q", tc.command, tc.arch, got, tc.want)
+		}
+	}
+}

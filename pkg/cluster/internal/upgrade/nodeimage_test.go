@@ -30,9 +30,9 @@ import (
 
 	"sigs.k8s.io/kind/pkg/exec"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeprovider"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodeimage"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 )
 
@@ -185,12 +185,12 @@ func testNodeImageRefusals(t *testing.T, tool, other string) {
 			setup: func(e *env) {
 				delete(e.cluster.Provider().Images, nodeImage)
 			},
-			errHas: []string{"--image " + nodeImage + " is not on this host and pulling it failed", "no such host", "`" + tool + " pull " + nodeimage.ProviderName(tool, nodeImage) + "`"},
+			errHas: []string{"--image " + nodeImage + " is not on this host and pulling it failed", "no such host", "`" + tool + " pull " + nodeprovider.ImageName(tool, nodeImage) + "`"},
 		},
 		{
 			name:   "another architecture",
 			setup:  func(e *env) { e.cluster.Provider().Images[nodeImage].Arch = other },
-			errHas: []string{"--image " + nodeImage + " is built for linux/" + other + " but this host's kind nodes run linux/" + runtime.GOARCH, tool + " pull --platform linux/" + runtime.GOARCH + " " + nodeimage.ProviderName(tool, nodeImage)},
+			errHas: []string{"--image " + nodeImage + " is built for linux/" + other + " but this host's kind nodes run linux/" + runtime.GOARCH, tool + " pull --platform linux/" + runtime.GOARCH + " " + nodeprovider.ImageName(tool, nodeImage)},
 		},
 		{
 			name:   "not a node image: no containerd",

@@ -30,8 +30,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/exec"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeprovider"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodeimage"
 )
 
 // KindSandboxImage is the sandbox image of kind's containerd configuration,
@@ -405,7 +405,7 @@ var wording = map[string]map[message]struct {
 
 // image is the image of images named ref, by the name the tool gives
 // it: podman's store holds kind's node images as docker.io/...
-// (nodeimage.ProviderName), and its commands get that name.
+// (nodeprovider.ImageName), and its commands get that name.
 func (p *Provider) image(images map[string]*NodeImage, ref string) *NodeImage {
 	if img := images[ref]; img != nil {
 		return img
@@ -414,7 +414,7 @@ func (p *Provider) image(images map[string]*NodeImage, ref string) *NodeImage {
 		return nil
 	}
 	for name, img := range images {
-		if nodeimage.ProviderName("podman", name) == ref {
+		if nodeprovider.ImageName("podman", name) == ref {
 			return img
 		}
 	}

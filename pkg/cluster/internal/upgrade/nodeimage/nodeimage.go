@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/kind/pkg/exec"
 	"sigs.k8s.io/kind/pkg/log"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeprovider"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts/elfarch"
@@ -77,7 +78,7 @@ type Options struct {
 // are safe for concurrent use.
 type Image struct {
 	// ref is the image as the user named it, name as the provider's
-	// commands get it (ProviderName)
+	// commands get it (nodeprovider.ImageName)
 	ref     string
 	name    string
 	opts    Options
@@ -120,7 +121,7 @@ func Open(ctx context.Context, ref string, opts Options) (*Image, error) {
 	if ref == "" {
 		return nil, errors.Errorf("%s is empty: give a kind node image, e.g. kindest/node:v1.37.0", opts.name())
 	}
-	img := &Image{ref: ref, name: ProviderName(opts.Provider, ref), opts: opts, helper: helperName(opts.Cluster), paths: map[*artifacts.Artifact]string{}, exported: map[*artifacts.Artifact]int{}}
+	img := &Image{ref: ref, name: nodeprovider.ImageName(opts.Provider, ref), opts: opts, helper: helperName(opts.Cluster), paths: map[*artifacts.Artifact]string{}, exported: map[*artifacts.Artifact]int{}}
 	if err := img.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -133,26 +134,6 @@ func Open(ctx context.Context, ref string, opts Options) (*Image, error) {
 		return nil, err
 	}
 	return img, nil
-}
-
-// ProviderName is the name the provider's commands get for the image ref,
-// the name kind create cluster gives it with that provider: kind's podman
-// provider completes a name without a registry with docker.io/ (and
-// library/ without a repository), as Docker does by itself, so that
-// `podman pull kindest/node:v1.37.0` and kind agree on one image whatever
-// podman's short-name settings; the other providers get ref unchanged.
-func ProviderName(provider, ref string) string {
-	if provider != "podman" {
-		return ref
-	}
-	first, _, hasSlash := strings.Cut(ref, "/")
-	if hasSlash && (strings.ContainsAny(first, ".:") || first == "localhost") {
-		return ref
-	}
-	if !hasSlash {
-		ref = "library/" + ref
-	}
-	return "docker.io/" + ref
 }
 
 // helperName is the name of a cluster's helper container.

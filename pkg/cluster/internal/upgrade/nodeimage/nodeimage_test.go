@@ -92,23 +92,3 @@ state = '/run/containerd'
 		t.Error("SandboxImage took config version 1")
 	}
 }
-
-// TestProviderName: podman gets the name kind's podman provider gives a
-// node image (docker.io/ completed, as Docker completes it by itself);
-// Docker and nerdctl get the name as it is.
-func TestProviderName(t *testing.T) {
-	for _, tc := range []struct{ provider, ref, want string }{
-		{"podman", "kindest/node:v1.37.2", "docker.io/kindest/node:v1.37.2"},
-		{"podman", "node:v1", "docker.io/library/node:v1"},
-		{"podman", "kind-upgrade-e2e/node:v1.37.2", "docker.io/kind-upgrade-e2e/node:v1.37.2"},
-		{"podman", "localhost/kind-upgrade-e2e/node:v1.37.2", "localhost/kind-upgrade-e2e/node:v1.37.2"},
-		{"podman", "registry.example:5000/node:v1", "registry.example:5000/node:v1"},
-		{"podman", "quay.io/k/node@sha256:0123", "quay.io/k/node@sha256:0123"},
-		{"docker", "kindest/node:v1.37.2", "kindest/node:v1.37.2"},
-		{"nerdctl", "kindest/node:v1.37.2", "kindest/node:v1.37.2"},
-	} {
-		if got := nodeimage.ProviderName(tc.provider, tc.ref); got != tc.want {
-			t.Errorf("ProviderName(%q, %q) = %q, want %q", tc.provider, tc.ref, got, tc.want)
-		}
-	}
-}

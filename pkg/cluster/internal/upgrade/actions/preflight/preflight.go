@@ -38,6 +38,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeprovider"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
@@ -489,7 +490,7 @@ func checkImages(ctx *actions.Context) error {
 			case a.Partial && !slices.Contains(a.Arches, info.Arch):
 				// what the import will see: it imports the node's platform
 				// only, which must be there
-				problems = append(problems, fmt.Sprintf("%s holds only %s of its multi-platform image (the other platforms' content is not in it) but node %s is linux/%s: save it for that platform (%#q)", a.Path, platformList(a.Arches), n, info.Arch, SaveCommand(ctx.Options.Provider(), info.Arch)))
+				problems = append(problems, fmt.Sprintf("%s holds only %s of its multi-platform image (the other platforms' content is not in it) but node %s is linux/%s: save it for that platform (%#q)", a.Path, platformList(a.Arches), n, info.Arch, nodeprovider.SaveCommand(ctx.Options.Provider(), info.Arch)))
 			case a.Arch != "" && a.Arch != info.Arch:
 				problems = append(problems, fmt.Sprintf("%s is built for %s but node %s is %s", a.Path, a.Arch, n, info.Arch))
 			}
@@ -542,30 +543,11 @@ func UnprovidedFix(ctx *actions.Context) string {
 // addArchives is the fix for images no source provides: archives of them
 // in --image-dir, which with --image adds to the image's images.
 func addArchives(ctx *actions.Context) string {
-	save := SaveCommand(ctx.Options.Provider(), nodesArch(ctx))
+	save := nodeprovider.SaveCommand(ctx.Options.Provider(), nodesArch(ctx))
 	if ctx.Options.Image != "" && ctx.Options.ImageDir == "" {
 		return fmt.Sprintf("save an archive of each in a folder and add it as %[1]s (with %[2]s, %[1]s adds its archives to the image's images; e.g. %#[3]q)", ctx.Options.Name(options.ImageDir), ctx.Options.Name(options.Image), save)
 	}
 	return fmt.Sprintf("add an archive of each to %s (e.g. %#q)", ctx.Options.Name(options.ImageDir), save)
-}
-
-// SaveCommand is the command that writes an image archive the nodes of
-// architecture arch can import, with the provider's CLI. Docker's and
-// nerdctl's need --platform: with its containerd image store (the default
-// since Docker 29), a plain docker save of an image pulled for one
-// platform writes a multi-platform index without the other platforms'
-// content, and nerdctl (containerd's store) does the same. Podman's store
-// keeps the one platform it pulled, which podman save writes.
-func SaveCommand(provider, arch string) string {
-	if arch != "" {
-		switch provider {
-		case "docker":
-			return "docker image save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
-		case "nerdctl", "finch", "nerdctl.lima":
-			return provider + " save --platform linux/" + arch + " -o <dir>/<name>.tar <image>"
-		}
-	}
-	return provider + " save -o <dir>/<name>.tar <image>"
 }
 
 // nodesArch is the nodes' architecture, "" when preflight did not read it.
