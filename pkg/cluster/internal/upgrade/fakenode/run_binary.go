@@ -1,0 +1,140 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakenode
+
+import (
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/constants"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+)
+
+// runBinary runs a fake Kubernetes binary stored at p.
+func (n *Node) runBinary(p string, args []string) (string, int) {
+	f := n.Files[p]
+	if f == nil {
+		return "sh: " + p + ": not found", 127
+	}
+	name, version, ok := parseBinary(f.Content)
+	if !ok || f.Mode&0o111 == 0 {
+		return "permission denied", 126
+	}
+	switch name {
+	case "kubelet":
+		return "Kubernetes " + version + "\n", 0
+	case "kubectl":
+		return "Client Version: " + version + "\nKustomize Version: v5.7.1\n", 0
+	case "kubeadm":
+		return n.runKubeadm(version, args)
+	}
+	return "fakenode: unsupported binary " + name, 127
+}
+
+// runKubeadm simulates kubeadm upgrade apply / node at version.
+func (n *Node) runKubeadm(version string, args []string) (string, int) {
+	c := n.cluster
+	if len(args) >= 2 && args[0] == "upgrade" {
+		if !c.APIServerUp {
+			return "couldn't create a Kubernetes client: connection refused", 1
+		}
+		isCP := n.NodeRole == constants.ControlPlaneNodeRoleValue
+		// apply upgrades to its argument; node to the version of the
+		// cluster's configuration, which apply set
+		target := c.KubernetesVersion
+		switch args[1] {
+		case "apply":
+			if len(args) < 3 || args[2] != version {
+				return "kubeadm upgrade apply: the version argument does not match kubeadm " + version, 1
+			}
+			if minor(c.KubernetesVersion) != minor(version) && !nextMinor(c.KubernetesVersion, version) {
+				return "Specified version to upgrade to " + version + " is too high", 1
+			}
+			if !isCP {
+				return "kubeadm upgrade apply must run on a control-plane node", 1
+			}
+			target = version
+		case "node":
+			if olderMinor(version, target) {
+				return "the kubeadm version " + version + " is older than the cluster's " + target, 1
+			}
+		default:
+			return "unknown command", 1
+		}
+		images := KubeadmImages(target, c.ImageConfig)
+		if isCP {
+			for _, image := range images {
+				// present is enough: kubeadm pulls only what is missing
+				if _, ok := n.Images[imageref.Normalize(image)]; !ok {
+					return "[preflight] Some fatal errors occurred:\n\t[ERROR ImagePull]: failed to pull image " + image, 1
+				}
+			}
+			changed := false
+			for _, image := range images {
+				if component := imageref.Component(image); isStatic(component) && n.manifestImage(component) != image {
+					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
+					changed = true
+				}
+			}
+			if changed {
+				n.restartStaticPods()
+			}
+		}
+		if args[1] == "apply" {
+			c.KubernetesVersion = target
+			c.KubeProxy = images[3]
+			c.CoreDNS = images[4]
+		}
+		n.Files[kubeletConfigPath] = &File{Content: []byte(c.KubeletConfig), Mode: 0o644}
+		return "[upgrade] SUCCESS!\n", 0
+	}
+	return "fakenode: unsupported kubeadm command", 127
+}
+
+// refusesHost reports whether a kubelet at version exits at start on n
+// with the configuration kubeadm wrote there, as real kubelets do on a
+// cgroup v1 host (from v1.35 unless failCgroupV1: false) or with swap on
+// (unless failSwapOn: false).
+func (n *Node) refusesHost(version string) bool {
+	var cfg kube.KubeletConfiguration
+	if f := n.Files[kubeletConfigPath]; f != nil {
+		if err := yaml.Unmarshal(f.Content, &cfg); err != nil {
+			return true
+		}
+	}
+	if n.Swap && (cfg.FailSwapOn == nil || *cfg.FailSwapOn) {
+		return true
+	}
+	v, err := strconv.Atoi(strings.SplitN(minor(version), ".", 2)[1])
+	return n.CgroupV1 && err == nil && v >= 35 && (cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1)
+}
+
+// olderMinor reports whether a's minor version is older than b's.
+func olderMinor(a, b string) bool {
+	x, err1 := strconv.Atoi(strings.SplitN(minor(a), ".", 2)[1])
+	y, err2 := strconv.Atoi(strings.SplitN(minor(b), ".", 2)[1])
+	return err1 == nil && err2 == nil && x < y
+}
+
+func nextMinor(from, to string) bool {
+	f, err1 := strconv.Atoi(strings.SplitN(minor(from), ".", 2)[1])
+	t, err2 := strconv.Atoi(strings.SplitN(minor(to), ".", 2)[1])
+	return err1 == nil && err2 == nil && t == f+1
+}

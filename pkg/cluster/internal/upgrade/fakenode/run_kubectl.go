@@ -1,0 +1,185 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakenode
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// runKubectl simulates the API server through kubectl.
+func (n *Node) runKubectl(args []string) (string, int) {
+	c := n.cluster
+	if n.Files["/etc/kubernetes/admin.conf"] == nil {
+		return "error: stat /etc/kubernetes/admin.conf: no such file or directory", 1
+	}
+	if !c.APIServerUp {
+		return apiRefused, 1
+	}
+	if c.apiRefusals > 0 {
+		c.apiRefusals--
+		return apiRefused, 1
+	}
+	joined := strings.Join(args, " ")
+	if c.apiDenials > 0 {
+		c.apiDenials--
+		return apiDenied, 1
+	}
+	if c.RBACDenies != "" && strings.Contains(joined, c.RBACDenies) {
+		return apiDenied, 1
+	}
+	if c.FlakyAPI && !c.flaked[joined] {
+		if c.flaked == nil {
+			c.flaked = map[string]bool{}
+		}
+		c.flaked[joined] = true
+		if len(c.flaked)%2 == 0 {
+			return "Error from server: etcdserver: leader changed", 1
+		}
+		return "Unable to connect to the server: EOF", 1
+	}
+	switch {
+	case joined == "get nodes -o json":
+		return toJSON(map[string]interface{}{"items": c.nodeObjects()}), 0
+	case joined == "get pods --namespace=kube-system --selector=tier=control-plane -o json":
+		return toJSON(map[string]interface{}{"items": c.staticPods()}), 0
+	case joined == "get daemonsets,deployments --namespace=kube-system -o json":
+		return toJSON(map[string]interface{}{"items": c.workloads()}), 0
+	case joined == "get daemonsets,deployments --namespace=local-path-storage -o json":
+		return toJSON(map[string]interface{}{"items": c.storageWorkloads()}), 0
+	case joined == "get configmap kubeadm-config --namespace=kube-system -o jsonpath={.data.ClusterConfiguration}":
+		return c.clusterConfiguration(), 0
+	case joined == "get configmap kubelet-config --namespace=kube-system -o jsonpath={.data.kubelet}":
+		return c.KubeletConfig, 0
+	case joined == "get --raw=/readyz":
+		return "ok", 0
+	case strings.HasPrefix(joined, "get --raw=/api/v1/nodes/") && strings.HasSuffix(joined, "/proxy/pods"):
+		return c.kubeletPods(strings.TrimSuffix(strings.TrimPrefix(joined, "get --raw=/api/v1/nodes/"), "/proxy/pods"))
+	case joined == "get --raw=/version":
+		return toJSON(map[string]string{"gitVersion": c.KubernetesVersion}), 0
+	case joined == "get namespaces,pods --all-namespaces -o json":
+		return toJSON(map[string]interface{}{"kind": "List", "items": append(c.namespaces(), c.pods()...)}), 0
+	case len(args) >= 3 && args[0] == "wait" && args[1] == "--for=delete" && strings.HasPrefix(args[2], "pod/"):
+		return c.waitDeleted(flagValue(args, "--namespace=")+"/"+strings.TrimPrefix(args[2], "pod/"), flagValue(args, "--timeout="))
+	case len(args) >= 2 && args[0] == "drain":
+		target := c.Node(args[1])
+		if target == nil {
+			return "Error from server (NotFound): nodes \"" + args[1] + "\" not found", 1
+		}
+		if blocked := c.PDBBlocked[target.Name]; len(blocked) > 0 {
+			target.Unschedulable = true
+			var b strings.Builder
+			fmt.Fprintf(&b, "node/%s cordoned\n", target.Name)
+			for _, pod := range blocked {
+				namespace, name, _ := strings.Cut(pod, "/")
+				fmt.Fprintf(&b, "error when evicting pods/%q -n %q (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.\n", name, namespace)
+			}
+			fmt.Fprintf(&b, "error: unable to drain node %q due to error: global timeout reached: %s, continuing command...\n", target.Name, flagValue(args, "--timeout="))
+			return b.String(), 1
+		}
+		if bare := c.BarePods[target.Name]; len(bare) > 0 {
+			if !slices.Contains(args, "--force") {
+				// kubectl cordons first, then refuses
+				target.Unschedulable = true
+				return "node/" + target.Name + " cordoned\nerror: unable to drain node \"" + target.Name + "\" due to error: cannot delete Pods that declare no controller (use --force to override): " + strings.Join(bare, ", "), 1
+			}
+			delete(c.BarePods, target.Name)
+		}
+		if !target.Unschedulable {
+			// a node drained before has no pods left to evict
+			target.Evicted++
+		}
+		target.Unschedulable = true
+		return "node/" + args[1] + " drained\n", 0
+	case len(args) >= 3 && args[0] == "patch" && args[1] == "node":
+		target := c.Node(args[2])
+		if target == nil {
+			return "Error from server (NotFound): nodes \"" + args[2] + "\" not found", 1
+		}
+		if flagValue(args, "--type=") != "merge" {
+			return "fakenode: only --type=merge node patches are simulated: " + joined, 127
+		}
+		return mergePatchNode(target, flagValue(args, "--patch="))
+	}
+	return "fakenode: unsupported kubectl command: " + joined, 127
+}
+
+// mergePatchNode applies a JSON merge patch (RFC 7386) of a node's
+// spec.unschedulable and metadata.annotations, the fields simulated here;
+// any other field is refused so that a test cannot pass on a patch the
+// fake ignores.
+func mergePatchNode(target *Node, patch string) (string, int) {
+	var p struct {
+		Spec     map[string]*bool              `json:"spec"`
+		Metadata map[string]map[string]*string `json:"metadata"`
+	}
+	dec := json.NewDecoder(strings.NewReader(patch))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return "error: unable to parse \"" + patch + "\": " + err.Error(), 1
+	}
+	for field, v := range p.Spec {
+		if field != "unschedulable" {
+			return "fakenode: spec." + field + " is not simulated", 127
+		}
+		target.Unschedulable = v != nil && *v
+	}
+	for field, values := range p.Metadata {
+		if field != "annotations" {
+			return "fakenode: metadata." + field + " is not simulated", 127
+		}
+		for k, v := range values {
+			if v == nil {
+				delete(target.Annotations, k)
+			} else {
+				target.Annotations[k] = *v
+			}
+		}
+	}
+	return "node/" + target.Name + " patched\n", 0
+}
+
+// apiRefused is what kubectl prints when no API server answers.
+// apiDenied is what kubectl prints for a request RBAC denies.
+const apiDenied = `Error from server (Forbidden): nodes is forbidden: User "kubernetes-admin" cannot list resource "nodes" in API group "" at the cluster scope`
+
+const apiRefused = "The connection to the server kind-control-plane:6443 was refused - did you specify the right host or port?"
+
+// flagValue returns the value of the first argument with prefix, "" if none.
+func flagValue(args []string, prefix string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, prefix) {
+			return strings.TrimPrefix(a, prefix)
+		}
+	}
+	return ""
+}
+
+func toJSON(v interface{}) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func condition(t string, ok bool) map[string]string {
+	status := "False"
+	if ok {
+		status = "True"
+	}
+	return map[string]string{"type": t, "status": status, "lastTransitionTime": "2026-01-01T00:00:00Z"}
+}

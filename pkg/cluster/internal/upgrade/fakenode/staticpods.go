@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakenode
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/constants"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+)
+
+// staticPods are the components kubeadm runs as static pods: the fake's
+// own list, not the workflow's.
+var staticPods = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"}
+
+func isStatic(component string) bool {
+	return slices.Contains(staticPods, component)
+}
+
+func manifestPath(component string) string {
+	return "/etc/kubernetes/manifests/" + component + ".yaml"
+}
+
+func manifest(component, image string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\nspec:\n  containers:\n  - name: %s\n    image: %s\n", component, component, image)
+}
+
+// manifestImage returns the image of component's static pod manifest, ""
+// when there is none.
+func (n *Node) manifestImage(component string) string {
+	f := n.Files[manifestPath(component)]
+	if f == nil {
+		return ""
+	}
+	pod, err := kube.ParsePod(f.Content)
+	if err != nil || len(pod.Images) == 0 {
+		return ""
+	}
+	return pod.Images[0]
+}
+
+// restartStaticPods simulates the kubelet replacing n's static pods: they
+// are not Ready for a while, and the API server is away while its own
+// restarts.
+func (n *Node) restartStaticPods() {
+	n.generation++
+	n.podsUnready = n.cluster.Delays.PodReads
+	n.cluster.apiRefusals = n.cluster.Delays.APIRequests
+	n.cluster.apiDenials = n.cluster.Delays.APIDenials
+}
+
+// readStaticPods counts a read of n's static pods: once its restarted
+// kubelet has synced them, it replaces them.
+func (n *Node) readStaticPods() {
+	if n.kubeletUnsynced > 0 {
+		n.kubeletUnsynced--
+		if n.kubeletUnsynced == 0 {
+			n.restartStaticPods()
+		}
+	}
+}
+
+// settling reports whether n's static pods are being replaced.
+func (n *Node) settling() bool {
+	return n.kubeletUnsynced > 0 || n.podsUnready > 0
+}
+
+// containerID is the ID of the container of component on n now.
+func (n *Node) containerID(component string) string {
+	return fmt.Sprintf("containerd://%s-%s-%d", component, n.Name, n.generation)
+}
+
+// checkSettled records call in Unsettled when it upgrades a node or its
+// kubelet, or drains one, while another control-plane node's static pods
+// are being replaced.
+func (c *Cluster) checkSettled(call Call) {
+	joined := strings.Join(call.Argv, " ")
+	if call.Argv[0] == "kubectl" {
+		joined = strings.Join(kubectlArgs(call.Argv), " ")
+	}
+	if !strings.Contains(joined, "kubeadm upgrade ") && !strings.HasPrefix(joined, "systemctl restart ") && !strings.HasPrefix(joined, "drain ") {
+		return
+	}
+	for _, other := range c.Nodes {
+		if other.Name != call.About && other.NodeRole == constants.ControlPlaneNodeRoleValue && other.settling() {
+			c.Unsettled = append(c.Unsettled, fmt.Sprintf("%s while the static pods of %s were being replaced", call, other.Name))
+		}
+	}
+}
