@@ -32,9 +32,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // benchClusterName is the clusters the benchmark creates, one at a time.

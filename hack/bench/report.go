@@ -26,9 +26,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // settle is how long `kind alpha upgrade` keeps watching a control-plane

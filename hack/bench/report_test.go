@@ -24,9 +24,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 func TestTimeSplit(t *testing.T) {

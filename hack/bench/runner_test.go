@@ -22,7 +22,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 )
 
 var _ kindtest.T = &runner{}

@@ -17,7 +17,7 @@
 # for the pair E2E_FROM -> E2E_TO (default v1.36.3 -> v1.37.2), writes the
 # artifacts' manifest and prints its path (the only line on stdout; logs go
 # to stderr). The manifest, $E2E_CACHE/manifests/FROM-to-TO.json, is a flat
-# JSON object (read by test/e2e/manifest and by manifest_field in
+# JSON object (read by internal/lab/manifest and by manifest_field in
 # artifacts-env.sh):
 #
 #   nodeImage       kind node image at FROM, every image its kubeadm needs
@@ -859,7 +859,7 @@ main() {
 }
 
 # write_manifest FILE KEY VALUE...: the artifacts' manifest, the one place
-# the e2e harness (test/e2e/manifest) and the scripts (manifest_field in
+# the e2e harness (internal/lab/manifest) and the scripts (manifest_field in
 # artifacts-env.sh) learn where everything is: a flat JSON object of
 # strings, one key per line, written whole or not at all.
 write_manifest() {

@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // afterUpgrade is what a suite expects of its cluster once the upgrade finished:

@@ -27,8 +27,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
 )
 
 // The tests' configuration: flags after -args (hack/e2e/run.sh passes

@@ -30,11 +30,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/faultchain"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 const faultsClusterName = "kind-upgrade-e2e-faults"

@@ -28,10 +28,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/probe"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // haClusterName differs from the single control-plane test's cluster, so

@@ -25,7 +25,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/probe"
 )
 

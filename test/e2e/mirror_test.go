@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 )
 
 // pullMirror is the registry stand-in (hack/e2e/mirror) as the HTTPS

@@ -26,9 +26,9 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // pinnedClusterConfig is one control-plane node and two workers;

@@ -26,8 +26,8 @@ import (
 
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
 )
 
 // TestIntegrationUpgradePodman (make e2e-podman) is make e2e's upgrade, every

@@ -28,9 +28,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // clusterConfig is a plain kind config: kind's default CNI (kindnet) and

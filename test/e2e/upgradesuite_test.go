@@ -26,7 +26,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 )
 
 // loadTestImages loads the images Kubernetes' upgrade tests run, and the

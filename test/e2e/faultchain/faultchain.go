@@ -28,8 +28,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // Action is what a fault point does to a run of `kind alpha upgrade`.

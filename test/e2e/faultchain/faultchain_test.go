@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // stepEvent is an event of step id on node; its display text is text.

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // Sample is one probe request.

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // at is a Sample sent ms milliseconds after timeline.FixtureStart.

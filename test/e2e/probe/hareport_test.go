@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // testReport is a report on timeline.FixtureUpgrade with requests every 250ms over

@@ -27,7 +27,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 // etcd's image (built by hack/e2e with nothing but the etcd binary in it)

@@ -23,7 +23,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 )
 
 func TestParseEtcd(t *testing.T) {

@@ -36,10 +36,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/internal/lab/etcdcheck"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/etcdcheck"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/manifest"
-	"github.com/kindupgrade/kind-upgrade/test/e2e/timeline"
 )
 
 // T is what a Cluster needs of the test (or program) that drives it:
