@@ -57,8 +57,12 @@ type Node struct {
 	Unschedulable  bool
 	NoSchedule     bool
 	Annotations    map[string]string
-	// DiskFreeKB is what df reports as available.
+	// DiskFreeKB is what df reports as available on the host disk the
+	// node's root overlay and its /var volume are both on (see run_df.go).
 	DiskFreeKB int64
+	// VarDisk, when set, is another host disk the node's /var volume is
+	// on, as when the provider keeps its volumes apart from its layers.
+	VarDisk *Disk
 	// Evicted counts drains that evicted pods.
 	Evicted int
 	// CgroupV1 makes the node's /sys/fs/cgroup a cgroup v1 hierarchy, on

@@ -231,14 +231,7 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 		}
 		return b.String(), 0
 	case "df":
-		// one file system for every path, as in a container without volumes
-		out := "Filesystem 1024-blocks Used Available Capacity Mounted on\n"
-		for _, a := range args {
-			if !strings.HasPrefix(a, "-") {
-				out += fmt.Sprintf("overlay 100000000 1000 %d 1%% /\n", n.DiskFreeKB)
-			}
-		}
-		return out, 0
+		return n.runDF(args)
 	case "containerd":
 		return "version = 2\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n    [plugins.\"io.containerd.grpc.v1.cri\".containerd]\n      snapshotter = \"overlayfs\"\n", 0
 	case "sh":

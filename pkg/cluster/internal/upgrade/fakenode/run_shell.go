@@ -131,8 +131,9 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 		}
 		return strings.Join(log, "\n") + "\n", 0
 	case nodeutils.DFScript.Name:
-		// every path is on the container's one file system here, whatever
-		// ancestor the script walks to
+		// a path not made yet is on its nearest existing ancestor's file
+		// system: the fake's mount points always exist, so that is the
+		// path's own
 		return n.run(append([]string{"df", "-Pk"}, params...), nil)
 	case nodeutils.KubeadmProbeScript.Name:
 		kubeadm, version, ok := parseBinary(stdin)
