@@ -629,11 +629,13 @@ func checkDisk(ctx *actions.Context) error {
 	if err := errors.AggregateConcurrent(fns); err != nil {
 		return err
 	}
-	// the same file system: the same device and size (overlay root file
-	// systems of one host's containers all report the host's)
+	// the same file system: the same size. A kind node's root is an overlay
+	// and its /var a volume, with different device names, but both are the
+	// host's disk and report its figures (testdata/nodes/v1.36.3/df-layout.txt);
+	// two disks of one size are counted as one, which can only refuse more
 	need := map[string]int64{}
 	users := map[string][]string{}
-	key := func(u use) string { return u.fs.Device + " " + strconv.FormatInt(u.fs.Size, 10) }
+	key := func(u use) string { return strconv.FormatInt(u.fs.Size, 10) }
 	for _, node := range uses {
 		for _, u := range node {
 			need[key(u)] += u.need
