@@ -30,6 +30,7 @@ import (
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
+	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
@@ -328,7 +329,16 @@ func patchNode(ctx *actions.Context, n nodes.Node, cordon bool, mark string) err
 // drainBlocked says what to do when a PodDisruptionBudget kept a drain
 // from evicting a pod until its --timeout; other errors pass unchanged.
 func drainBlocked(n nodes.Node, err error) error {
-	if err == nil || !strings.Contains(err.Error(), "disruption budget") {
+	if err == nil {
+		return nil
+	}
+	// the error quotes the end of kubectl's output, which on a real node can
+	// be all timeouts (testdata/nodes/v1.36.3/drain-pdb.txt): read it whole
+	said := err.Error()
+	if runErr := exec.RunErrorForError(err); runErr != nil {
+		said += " " + string(runErr.Output)
+	}
+	if !strings.Contains(said, "disruption budget") {
 		return err
 	}
 	return errors.Wrapf(err, "a PodDisruptionBudget keeps node %q from being drained (kubectl get poddisruptionbudgets --all-namespaces shows which): let it allow a disruption, with more replicas or a lower minAvailable, then run the same command again; the node stays cordoned until then", n)
