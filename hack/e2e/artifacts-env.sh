@@ -32,14 +32,8 @@ load_artifacts_env() {
   }
 }
 
-# manifest_field FILE KEY: the value of KEY in the manifest FILE (a flat
-# object of strings, one key per line, as write_manifest writes it).
+# manifest_field FILE KEY: the value of KEY in the manifest FILE, read
+# through the type the tests read (internal/lab/manifest).
 manifest_field() {
-  local value
-  value="$(sed -n "s/^  \"$2\": \"\(.*\)\",\{0,1\}\$/\1/p" "$1")"
-  [[ -n "${value}" ]] || {
-    echo "ERROR: the manifest $1 has no $2" >&2
-    return 1
-  }
-  printf '%s\n' "${value}"
+  go -C "$(dirname "${BASH_SOURCE[0]}")/artifacts" run -trimpath . manifest-field "$1" "$2"
 }

@@ -540,7 +540,7 @@ ensure_proxy_rootfs() {
 # suite and package list.
 ensure_kind_rootfs() {
   local packages
-  packages="$(kind_base_packages "${KIND_BASE}/Dockerfile")"
+  packages="$(kind_base packages)"
   cached rootfs "kind-base-${KIND_BASE_SUITE}" build_rootfs "${KIND_BASE_SUITE}" "${packages}"
 }
 
@@ -587,7 +587,7 @@ build_upgrades_suite() {
     cd "${work}"
     go mod edit -replace "github.com/kindupgrade/kind-upgrade=${KEY_REPO}"
     if [[ "$(go list -m -f '{{.Version}}' k8s.io/kubernetes)" != "${version}" ]]; then
-      "${E2E_DIR}/upgrades-module.sh" . "${version}"
+      ARTIFACTS_TOOL_DIR="${E2E_DIR}/artifacts" "${E2E_DIR}/upgrades-module.sh" . "${version}"
     fi
     go test -c -trimpath -o "${out}/upgrades.test" ./suite
     go build -trimpath -ldflags "-s -w" -o "${out}/agnhost" k8s.io/kubernetes/test/images/agnhost
@@ -718,7 +718,7 @@ main() {
 
   KIND_MODULE="$(kind_module_dir)"
   KIND_BASE="${KIND_MODULE}/images/base"
-  KIND_BASE_SUITE="${KIND_BASE_SUITE:-$(kind_base_suite "${KIND_BASE}/Dockerfile")}"
+  KIND_BASE_SUITE="${KIND_BASE_SUITE:-$(kind_base suite)}"
   log "kind's recipe: ${KIND_MODULE} (Debian ${KIND_BASE_SUITE})"
   cleanup_leftovers
 
@@ -728,9 +728,10 @@ main() {
   rootfs_pid=$!
 
   # Kubernetes first: by far the longest build.
-  local v
+  local v replaces
   for v in "${E2E_FROM}" "${E2E_TO}"; do
-    cached bin/kubernetes "${v}" build_kubernetes "${v}" >/dev/null
+    replaces="$(kubernetes_replaces "${v}")"
+    cached bin/kubernetes "${v}" build_kubernetes "${v}" "${replaces}" >/dev/null
   done
   local kube_node="${E2E_CACHE}/bin/kubernetes/${E2E_FROM}"
   local kube_up="${E2E_CACHE}/bin/kubernetes/${E2E_TO}"
@@ -740,13 +741,16 @@ main() {
   HELPERS_DIR="$(cached bin helpers build_helpers)"
 
   # kind's base image components, at the versions its Dockerfile names
-  local dockerfile="${KIND_BASE}/Dockerfile" containerd runc crictl cni fuse
-  ensure_component containerd containerd "$(kind_dockerfile_arg "${dockerfile}" CONTAINERD_VERSION)" build_containerd \
-    "$(kind_dockerfile_arg "${dockerfile}" BUILDTAGS)"
-  ensure_component runc runc "$(kind_dockerfile_arg "${dockerfile}" RUNC_VERSION)" build_runc
-  ensure_component crictl crictl "$(kind_dockerfile_arg "${dockerfile}" CRICTL_VERSION)" build_crictl
-  ensure_component cni cni-plugins "$(kind_dockerfile_arg "${dockerfile}" CNI_PLUGINS_VERSION)" build_cni_plugins
-  ensure_component fuse fuse-overlayfs "$(kind_dockerfile_arg "${dockerfile}" CONTAINERD_FUSE_OVERLAYFS_VERSION)" build_fuse_overlayfs
+  local containerd runc crictl cni fuse
+  local -A arg=()
+  for v in CONTAINERD_VERSION BUILDTAGS RUNC_VERSION CRICTL_VERSION CNI_PLUGINS_VERSION CONTAINERD_FUSE_OVERLAYFS_VERSION; do
+    arg["${v}"]="$(kind_base arg "${v}")"
+  done
+  ensure_component containerd containerd "${arg[CONTAINERD_VERSION]}" build_containerd "${arg[BUILDTAGS]}"
+  ensure_component runc runc "${arg[RUNC_VERSION]}" build_runc
+  ensure_component crictl crictl "${arg[CRICTL_VERSION]}" build_crictl
+  ensure_component cni cni-plugins "${arg[CNI_PLUGINS_VERSION]}" build_cni_plugins
+  ensure_component fuse fuse-overlayfs "${arg[CONTAINERD_FUSE_OVERLAYFS_VERSION]}" build_fuse_overlayfs
 
   wait "${rootfs_pid}" || die "building the Debian root file systems failed"
   local kind_rootfs proxy_rootfs
@@ -781,7 +785,7 @@ main() {
   # does not build (etcd, CoreDNS, the sandbox image, the add-ons).
   version_images "${E2E_FROM}" "-amd64"
   local sandbox sandbox_dir
-  sandbox="$(kind_sandbox_image "${KIND_BASE}")"
+  sandbox="$(kind_base sandbox)"
   ensure_static_image sandbox_dir "${HELPERS_DIR}/pause" '["/pause"]' '[]' "${sandbox}"
   local mirror_dirs=("${ETCD_DIR}" "${COREDNS_DIR}" "${sandbox_dir}" "${KINDNETD_DIR}" "${LOCAL_PATH_DIR}" "${LOCAL_PATH_HELPER_DIR}")
   local archives
@@ -830,7 +834,7 @@ main() {
 
   log "done in $((SECONDS - start))s"
   local manifest="${E2E_CACHE}/manifests/${E2E_FROM}-to-${E2E_TO}.json"
-  write_manifest "${manifest}" \
+  artifacts_tool manifest-write "${manifest}" \
     from "${E2E_FROM}" \
     to "${E2E_TO}" \
     nodeImage "$(cat "${node_dir}/image-name")" \
@@ -856,27 +860,6 @@ main() {
     testImagesArchive "${test_images_dir}/image.tar" \
     kubectl "${kube_node}/kubectl"
   printf '%s\n' "${manifest}"
-}
-
-# write_manifest FILE KEY VALUE...: the artifacts' manifest, the one place
-# the e2e harness (internal/lab/manifest) and the scripts (manifest_field in
-# artifacts-env.sh) learn where everything is: a flat JSON object of
-# strings, one key per line, written whole or not at all.
-write_manifest() {
-  local file="$1" sep=""
-  shift
-  mkdir -p "$(dirname "${file}")"
-  {
-    printf '{\n'
-    while (($# > 0)); do
-      [[ -n "$2" && "$2" != *[\"\\]* ]] || die "manifest: bad value for $1: '$2'"
-      printf '%s  "%s": "%s"' "${sep}" "$1" "$2"
-      sep=$',\n'
-      shift 2
-    done
-    printf '\n}\n'
-  } >"${file}.part"
-  mv "${file}.part" "${file}"
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

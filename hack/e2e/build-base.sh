@@ -32,38 +32,14 @@
 # kind_module_dir: where the Go module cache holds sigs.k8s.io/kind at the
 # version go.mod requires.
 kind_module_dir() {
-  local dir
-  dir="$(cd "${E2E_DIR}/../.." && go mod download -json sigs.k8s.io/kind |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
-  [[ -d "${dir}/images/base" ]] || die "kind module has no images/base: ${dir}"
-  printf '%s\n' "${dir}"
+  artifacts_tool kind-dir
 }
 
-# kind_dockerfile_arg DOCKERFILE NAME: the default of `ARG NAME=...`.
-kind_dockerfile_arg() {
-  local value
-  value="$(sed -n "s/^ARG $2=\"\{0,1\}\([^\"]*\)\"\{0,1\}[[:space:]]*$/\1/p" "$1" | head -n 1)"
-  [[ -n "${value}" ]] || die "no ARG $2 in $1"
-  printf '%s\n' "${value}"
-}
-
-# kind_base_packages DOCKERFILE: the Debian packages its clean-install step
-# installs, comma separated (debootstrap's --include).
-kind_base_packages() {
-  awk '
-    /clean-install \\$/ { on = 1; next }
-    on && /^[[:space:]]*&&/ { exit }
-    on { gsub(/\\/, ""); for (i = 1; i <= NF; i++) print $i }
-  ' "$1" | paste -sd, -
-}
-
-# kind_base_suite DOCKERFILE: the Debian suite of kind's BASE_IMAGE
-# (debian:trixie-slim -> trixie).
-kind_base_suite() {
-  local image
-  image="$(kind_dockerfile_arg "$1" BASE_IMAGE)"
-  image="${image##*:}"
-  printf '%s\n' "${image%-slim}"
+# kind_base FACT...: a fact of kind's base recipe in KIND_MODULE (arg NAME,
+# suite, packages, sandbox), read by hack/e2e/artifacts/kindrecipe, which
+# refuses a Dockerfile or containerd config of a shape it does not know.
+kind_base() {
+  artifacts_tool kind-base "${KIND_MODULE}" "$@"
 }
 
 # go_cmd_build OUT MODULE VERSION CGO TAGS LDFLAGS PKG... builds the main

@@ -29,34 +29,24 @@ export GOTOOLCHAIN=local CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod
 
 K8S_COMMANDS=(kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
 
-# build_kubernetes OUT VERSION
+# kubernetes_replaces VERSION: the go mod edit -replace flags of VERSION's
+# staging modules (hack/e2e/artifacts/staging), one line each; computed
+# before the build and passed to it, so that they are part of its key.
+kubernetes_replaces() {
+  artifacts_tool staging-replaces "$1"
+}
+
+# build_kubernetes OUT VERSION REPLACES
 build_kubernetes() {
-  local out="$1" version="$2"
-  local minor patch major
-  IFS=. read -r major minor patch <<<"${version#v}"
+  local out="$1" version="$2" replaces="$3"
+  local minor major
+  IFS=. read -r major minor _ <<<"${version#v}"
   local work="${out}/.work"
   go_scratch_module "${work}" kindupgrade.local/e2e/kubernetes
 
-  local gomod
-  gomod="$(cd "${work}" && go mod download -json "k8s.io/kubernetes@${version}" |
-    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
-  [[ -f "${gomod}" ]] || die "cannot find go.mod of k8s.io/kubernetes@${version}"
-
-  # Every staging module (k8s.io/X => ./staging/src/k8s.io/X) is published
-  # as k8s.io/X v0.MINOR.PATCH.
-  local staging
-  staging="$(sed -n 's#^[[:space:]]*\(k8s\.io/[^[:space:]]*\) => \./staging/src/.*$#\1#p' "${gomod}")"
-  [[ -n "${staging}" ]] || die "no staging modules found in ${gomod}"
-  {
-    printf '\nrequire k8s.io/kubernetes %s\n\nreplace (\n' "${version}"
-    local m
-    for m in ${staging}; do
-      printf '\t%s => %s v0.%s.%s\n' "${m}" "${m}" "${minor}" "${patch}"
-    done
-    printf ')\n'
-  } >>"${work}/go.mod"
-  log "kubernetes ${version}: $(wc -w <<<"${staging}") staging modules replaced"
-
+  # shellcheck disable=SC2086 # one go mod edit flag per word
+  (cd "${work}" && go mod edit "-require=k8s.io/kubernetes@${version}" ${replaces})
+  log "kubernetes ${version}: $(wc -w <<<"${replaces}") staging modules replaced"
   {
     printf '//go:build tools\n\npackage tools\n\nimport (\n'
     local c
@@ -90,10 +80,11 @@ build_kubernetes() {
 
 main() {
   [[ $# -gt 0 ]] || die "usage: $0 VERSION..."
-  local v
+  local v replaces
   for v in "$@"; do
     [[ "${v}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "bad version ${v}"
-    cached bin/kubernetes "${v}" build_kubernetes "${v}"
+    replaces="$(kubernetes_replaces "${v}")"
+    cached bin/kubernetes "${v}" build_kubernetes "${v}" "${replaces}"
   done
 }
 

@@ -36,19 +36,7 @@ PULL_MIRROR_IMAGE="${E2E_IMAGE_PREFIX}/registry-mirror:v1"
 # kind_go_const FILE NAME: the string value of `const NAME = "..."` in one
 # of the kind module's Go files (the image names kind's manifests use).
 kind_go_const() {
-  local value
-  value="$(sed -n "s/^const $2 = \"\([^\"]*\)\"$/\1/p" "$1")"
-  [[ -n "${value}" ]] || die "no const $2 in $1"
-  printf '%s\n' "${value}"
-}
-
-# kind_sandbox_image KIND_BASE: the sandbox_image of kind's containerd
-# config (the pause image kind's builder preloads).
-kind_sandbox_image() {
-  local value
-  value="$(sed -n 's/^[[:space:]]*sandbox_image = "\([^"]*\)"$/\1/p' "$1/files/etc/containerd/config.toml")"
-  [[ -n "${value}" ]] || die "no sandbox_image in kind's containerd config"
-  printf '%s\n' "${value}"
+  artifacts_tool kind-const "$1" "$2"
 }
 
 # build_mirror_ca OUT: the mirror's CA (the base image trusts it).

@@ -322,6 +322,13 @@ with_lock() {
   with_file_lock "${E2E_CACHE}/locks/${name}.lock" "$@"
 }
 
+# artifacts_tool ARGS...: hack/e2e/artifacts (kind's recipe facts, staging
+# replaces, the manifest; see its doc comment), run through go run, which
+# keeps the built program in Go's build cache.
+artifacts_tool() {
+  go -C "${E2E_DIR}/artifacts" run -trimpath . "$@"
+}
+
 # go_scratch_module DIR MODPATH: starts an empty module in DIR.
 go_scratch_module() {
   mkdir -p "$1"

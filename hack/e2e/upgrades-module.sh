@@ -33,31 +33,17 @@ die() {
 
 main() {
   [[ $# -eq 2 ]] || die "usage: $0 DIR VERSION"
-  local dir="$1" version="$2" minor patch
+  local dir="$1" version="$2"
   [[ "${version}" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "bad version ${version}: want v1.MINOR.PATCH"
-  minor="${BASH_REMATCH[1]}" patch="${BASH_REMATCH[2]}"
   [[ -f "${dir}/go.mod" ]] || die "no go.mod in ${dir}"
+  local tool="${ARTIFACTS_TOOL_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/artifacts}"
   cd "${dir}"
 
-  local gomod
-  gomod="$(go mod download -json "k8s.io/kubernetes@${version}" |
-    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
-  [[ -f "${gomod}" ]] || die "cannot find go.mod of k8s.io/kubernetes@${version}"
-  local staging
-  staging="$(sed -n 's#^[[:space:]]*\(k8s\.io/[^[:space:]]*\) => \./staging/src/.*$#\1#p' "${gomod}")"
-  [[ -n "${staging}" ]] || die "no staging modules found in ${gomod}"
-
-  local edits=("-require=k8s.io/kubernetes@${version}") old m
-  # the replace lines of the version the module was at
-  for old in $(go mod edit -json | sed -n 's#^[[:space:]]*"Path": "\(k8s\.io/[^"]*\)"$#\1#p' | sort -u); do
-    [[ "${old}" == k8s.io/kubernetes ]] || edits+=("-dropreplace=${old}")
-  done
-  for m in ${staging}; do
-    edits+=("-replace=${m}=${m}@v0.${minor}.${patch}")
-  done
-  go mod edit "${edits[@]}"
+  # the require and the staging replaces, made by the one generator of
+  # them (hack/e2e/artifacts/staging)
+  go -C "${tool}" run -trimpath . staging-retarget "$(pwd)" "${version}"
   go mod tidy
-  echo "upgrades-module.sh: ${dir} now builds with k8s.io/kubernetes ${version} ($(wc -w <<<"${staging}") staging modules replaced)" >&2
+  echo "upgrades-module.sh: ${dir} now builds with k8s.io/kubernetes ${version}" >&2
 }
 
 main "$@"

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 )
@@ -132,3 +133,45 @@ func (m *Manifest) UnchangedImages() []string {
 
 // Pair names the version pair: "v1.36.3-to-v1.37.2".
 func (m *Manifest) Pair() string { return m.From + "-to-" + m.To }
+
+// Fields builds a manifest from its JSON field names, as the artifact build
+// knows them, checking it as Parse does: an unknown name or a missing
+// field is refused.
+func Fields(fields map[string]string) (*Manifest, error) {
+	data, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data)
+}
+
+// Write writes the manifest to path whole or not at all (a file beside it,
+// then renamed), indented, one field per line.
+func (m *Manifest) Write(path string) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("failed to write the manifest: %w", err)
+	}
+	part := path + ".part"
+	if err := os.WriteFile(part, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("failed to write the manifest: %w", err)
+	}
+	if err := os.Rename(part, path); err != nil {
+		return fmt.Errorf("failed to write the manifest: %w", err)
+	}
+	return nil
+}
+
+// Field is the value of the field whose JSON name is name.
+func (m *Manifest) Field(name string) (string, error) {
+	v := reflect.ValueOf(*m)
+	for i := 0; i < v.NumField(); i++ {
+		if strings.Split(v.Type().Field(i).Tag.Get("json"), ",")[0] == name {
+			return v.Field(i).String(), nil
+		}
+	}
+	return "", fmt.Errorf("the manifest has no field %q", name)
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package manifest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,7 +25,7 @@ import (
 	"testing"
 )
 
-// written is a manifest as build-artifacts.sh's write_manifest writes it.
+// written is a manifest as Write writes it.
 const written = `{
   "from": "v1.36.3",
   "to": "v1.37.2",
@@ -92,5 +93,38 @@ func TestParseRefusesIncompleteOrForeignManifests(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "absent.json")); err == nil || !strings.Contains(err.Error(), "build-artifacts.sh") {
 		t.Errorf("Load of a missing file: err = %v, want one naming build-artifacts.sh", err)
+	}
+}
+
+func TestWriteWritesWhatLoadReads(t *testing.T) {
+	var fields map[string]string
+	if err := json.Unmarshal([]byte(written), &fields); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Fields(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "manifests", "v1.36.3-to-v1.37.2.json")
+	if err := m.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != written {
+		t.Errorf("Write wrote\n%s\nwant\n%s", data, written)
+	}
+	if got, err := m.Field("buildTree"); err != nil || got != "/cache/artifacts/tree-v1.37.2" {
+		t.Errorf(`Field("buildTree") = %q, %v`, got, err)
+	}
+	if _, err := m.Field("BuildTree"); err == nil {
+		t.Error(`Field("BuildTree") found a field: only JSON names are fields`)
+	}
+	delete(fields, "kubectl")
+	fields["hostKubectl"] = "/x"
+	if _, err := Fields(fields); err == nil || !strings.Contains(err.Error(), "unknown field") {
+		t.Errorf("Fields with a misspelt name: err = %v, want an unknown field", err)
 	}
 }
