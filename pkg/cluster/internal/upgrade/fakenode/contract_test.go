@@ -206,9 +206,7 @@ func contracts() []contract {
 		{
 			name: "systemctl show kubelet, running", capture: nodecapture.KubeletInotify, file: "systemctl-show-kubelet-running.txt",
 			fake: controlPlane(freshName, fresh),
-			decide: func(t *testing.T, n nodes.Node) string {
-				return decideUnit(t, n)
-			},
+			decide: decideUnit,
 		},
 		{
 			name: "systemctl show kubelet, exiting at every start", capture: nodecapture.KubeletInotify, file: "systemctl-show-kubelet-exhausted.txt",
@@ -287,16 +285,12 @@ func contracts() []contract {
 		{
 			name: "inotify listing, control plane", capture: nodecapture.KubeletInotify, file: "inotify-control-plane.txt", script: nodeutils.InotifyScript.Name,
 			fake: controlPlane(freshName, fresh),
-			decide: func(t *testing.T, n nodes.Node) string {
-				return decideInotify(t, n)
-			},
+			decide: decideInotify,
 		},
 		{
 			name: "inotify listing, worker", capture: nodecapture.KubeletInotify, file: "inotify-worker.txt",
 			fake: worker(freshName, fresh),
-			decide: func(t *testing.T, n nodes.Node) string {
-				return decideInotify(t, n)
-			},
+			decide: decideInotify,
 		},
 	}
 	// what every capture of a cluster's life holds
@@ -435,15 +429,15 @@ func TestFakeAnswersLikeARealNode(t *testing.T) {
 	for _, c := range contracts() {
 		t.Run(c.capture+"/"+c.name, func(t *testing.T) {
 			t.Parallel()
-			real := c.decide(t, replay{out: nodecapture.Read(t, c.capture, c.file), failed: c.failed})
+			onReal := c.decide(t, replay{out: nodecapture.Read(t, c.capture, c.file), failed: c.failed})
 			fake := c.decide(t, c.fake(t))
 			switch {
-			case c.known != "" && real != fake:
-				t.Skipf("known divergence: %s\nreal node: %s\nfake node: %s", c.known, real, fake)
+			case c.known != "" && onReal != fake:
+				t.Skipf("known divergence: %s\nreal node: %s\nfake node: %s", c.known, onReal, fake)
 			case c.known != "":
 				t.Errorf("the fake and the real node now lead to the same decision: remove the known divergence %q", c.known)
-			case real != fake:
-				t.Errorf("the product decides differently on the fake's answer than on the real node's (%s/%s):\nreal node: %s\nfake node: %s", c.capture, c.file, real, fake)
+			case onReal != fake:
+				t.Errorf("the product decides differently on the fake's answer than on the real node's (%s/%s):\nreal node: %s\nfake node: %s", c.capture, c.file, onReal, fake)
 			}
 		})
 	}

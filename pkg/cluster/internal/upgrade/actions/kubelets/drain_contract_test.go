@@ -71,15 +71,15 @@ func TestDrainAnswersLikeARealNode(t *testing.T) {
 			t.Parallel()
 			c := fakenode.NewCluster("fake-capture", "v1.36.3", 1, 1)
 			tc.setup(c)
-			real := decide(replay{out: nodecapture.Read(t, "v1.36.3", tc.file)})
+			onReal := decide(replay{out: nodecapture.Read(t, "v1.36.3", tc.file)})
 			fake := decide(c.Nodes[0])
 			switch {
-			case tc.known != "" && real != fake:
-				t.Skipf("known divergence: %s\nreal node: %s\nfake node: %s", tc.known, real, fake)
+			case tc.known != "" && onReal != fake:
+				t.Skipf("known divergence: %s\nreal node: %s\nfake node: %s", tc.known, onReal, fake)
 			case tc.known != "":
 				t.Errorf("the fake and the real node now lead to the same decision: remove the known divergence %q", tc.known)
-			case real != fake:
-				t.Errorf("the drain decides differently on the fake's answer than on the real node's:\nreal node: %s\nfake node: %s", real, fake)
+			case onReal != fake:
+				t.Errorf("the drain decides differently on the fake's answer than on the real node's:\nreal node: %s\nfake node: %s", onReal, fake)
 			}
 		})
 	}
