@@ -29,19 +29,6 @@
 # names. What has to differ on this host is a small overlay, applied last
 # and listed in host_overlay.
 
-# kind_module_dir: where the Go module cache holds sigs.k8s.io/kind at the
-# version go.mod requires.
-kind_module_dir() {
-  artifacts_tool kind-dir
-}
-
-# kind_base FACT...: a fact of kind's base recipe in KIND_MODULE (arg NAME,
-# suite, packages, sandbox), read by hack/e2e/artifacts/kindrecipe, which
-# refuses a Dockerfile or containerd config of a shape it does not know.
-kind_base() {
-  artifacts_tool kind-base "${KIND_MODULE}" "$@"
-}
-
 # go_cmd_build OUT MODULE VERSION CGO TAGS LDFLAGS PKG... builds the main
 # packages PKG (full import paths) of MODULE@VERSION from a scratch module
 # into OUT, named after the last path element.
@@ -146,6 +133,9 @@ systemd_units_like_kind() {
   systemctl --root="${root}" --quiet mask systemd-binfmt.service
   mkdir -p "${root}/etc/kubernetes/manifests"
 }
+
+# the label that ties the base image to its cache entry
+KEY_LABEL="io.kind-upgrade-e2e.key"
 
 # HOST_OVERLAY_NOTE is written into the image as /kind/e2e-overlay.txt, so
 # anyone who looks at a node sees what differs from kind's base and why.

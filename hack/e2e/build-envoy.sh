@@ -25,12 +25,6 @@
 # Debian proxy base (bash, coreutils) with hack/e2e/envoy as `envoy`, no
 # ENTRYPOINT, and kept in Docker; it is not saved to an archive.
 
-# envoy_image_name: kind's load balancer image reference, read from the kind
-# module (KIND_MODULE, or found with kind_module_dir).
-envoy_image_name() {
-  kind_go_const "${KIND_MODULE:-$(kind_module_dir)}/pkg/cluster/internal/loadbalancer/const.go" Image
-}
-
 # build_envoy_image OUT BIN NAME: the Docker image NAME, BIN at
 # /usr/local/bin/envoy on the Debian proxy base; OUT records it.
 build_envoy_image() {
@@ -41,9 +35,9 @@ build_envoy_image() {
   old="$(image_id "${name}")"
   mkdir -p "${ctx}/files/usr/local/bin" "${ctx}/files/home/envoy"
   install -m 0755 "${bin}" "${ctx}/files/usr/local/bin/envoy"
-  # the base by its cache entry, which makes the entry an input of this one
+  # the base as its entry named it (the entry is a declared input)
   cat >"${ctx}/Dockerfile" <<EOF
-FROM $(cat "${PROXY_BASE_DIR}/image-name")
+FROM ${PROXY_BASE_IMAGE:?}
 COPY files/ /
 WORKDIR /home/envoy
 ENTRYPOINT []

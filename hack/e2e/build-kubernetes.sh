@@ -13,30 +13,18 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# build-kubernetes.sh VERSION...
-#
-# Builds the seven Kubernetes binaries of each VERSION (e.g. v1.33.13) from
-# the Go module k8s.io/kubernetes, offline except for the Go module proxy,
-# into the e2e cache ($E2E_CACHE/bin/kubernetes/VERSION). Prints one entry
-# directory per line on stdout. Cached: a second run is instant.
-
-set -o errexit -o nounset -o pipefail
-
-# shellcheck source-path=SCRIPTDIR source=lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# build-kubernetes.sh: the recipe of the seven Kubernetes binaries of one
+# version (build_kubernetes), from the Go module k8s.io/kubernetes, offline
+# except for the Go module proxy. Sourced with lib.sh by hack/e2e/artifacts
+# (go -C hack/e2e/artifacts run . explain bin/kubernetes/VERSION shows what
+# its entry's key is made of); not run on its own.
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=mod
 
 K8S_COMMANDS=(kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
 
-# kubernetes_replaces VERSION: the go mod edit -replace flags of VERSION's
-# staging modules (hack/e2e/artifacts/staging), one line each; computed
-# before the build and passed to it, so that they are part of its key.
-kubernetes_replaces() {
-  artifacts_tool staging-replaces "$1"
-}
-
-# build_kubernetes OUT VERSION REPLACES
+# build_kubernetes OUT VERSION REPLACES: REPLACES are the go mod edit
+# -replace flags of VERSION's staging modules (hack/e2e/artifacts/staging).
 build_kubernetes() {
   local out="$1" version="$2" replaces="$3"
   local minor major
@@ -77,18 +65,3 @@ build_kubernetes() {
   got="$("${out}/kubeadm" version -o short)"
   [[ "${got}" == "${version}" ]] || die "kubeadm reports ${got}, want ${version}"
 }
-
-main() {
-  [[ $# -gt 0 ]] || die "usage: $0 VERSION..."
-  local v replaces
-  for v in "$@"; do
-    [[ "${v}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "bad version ${v}"
-    replaces="$(kubernetes_replaces "${v}")"
-    cached bin/kubernetes "${v}" build_kubernetes "${v}" "${replaces}"
-  done
-}
-
-if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
-  main "$@"
-  exit
-fi

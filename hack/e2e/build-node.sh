@@ -33,17 +33,6 @@ MIRROR_PORT=3128
 # through it (start_mirror imports MIRROR_IMAGE again for every build)
 PULL_MIRROR_IMAGE="${E2E_IMAGE_PREFIX}/registry-mirror:v1"
 
-# kind_go_const FILE NAME: the string value of `const NAME = "..."` in one
-# of the kind module's Go files (the image names kind's manifests use).
-kind_go_const() {
-  artifacts_tool kind-const "$1" "$2"
-}
-
-# build_mirror_ca OUT: the mirror's CA (the base image trusts it).
-build_mirror_ca() {
-  "${HELPERS_DIR}/mirror" ca --dir "$1"
-}
-
 # start_mirror ARCHIVES_DIR CA_DIR: runs the mirror container serving every
 # archive below ARCHIVES_DIR; prints the proxy URL.
 start_mirror() {
@@ -52,7 +41,7 @@ start_mirror() {
   local root
   root="$(mktemp -d)"
   minimal_root "${root}"
-  install -m 0755 "${HELPERS_DIR}/mirror" "${root}/usr/local/bin/mirror"
+  install -m 0755 "${MIRROR_BIN:?}" "${root}/usr/local/bin/mirror"
   import_dir "${root}" "${MIRROR_IMAGE}" 'ENTRYPOINT ["/usr/local/bin/mirror"]'
   rm -rf "${root}"
   docker run -d --name "${MIRROR_CONTAINER}" \
@@ -73,7 +62,7 @@ start_mirror() {
   printf 'http://%s:%s\n' "${ip}" "${MIRROR_PORT}"
 }
 
-# build_mirror_image OUT HELPERS_DIR: the mirror as a Docker image, for the
+# build_mirror_image OUT MIRROR_BIN: the mirror as a Docker image, for the
 # e2e clusters whose nodes pull through it (its own cache entry, so that a
 # Docker that lost the image gets it again).
 build_mirror_image() {
@@ -81,7 +70,7 @@ build_mirror_image() {
   old="$(image_id "${PULL_MIRROR_IMAGE}")"
   root="$(mktemp -d)"
   minimal_root "${root}"
-  install -m 0755 "$2/mirror" "${root}/usr/local/bin/mirror"
+  install -m 0755 "$2" "${root}/usr/local/bin/mirror"
   import_dir "${root}" "${PULL_MIRROR_IMAGE}" 'ENTRYPOINT ["/usr/local/bin/mirror"]'
   rm -rf "${root}"
   record_image "$1" "${PULL_MIRROR_IMAGE}"
@@ -121,7 +110,7 @@ build_kind_node_image() {
   log "kind build node-image ${name} (images through the mirror at ${proxy})"
   local rc=0
   HTTPS_PROXY="${proxy}" HTTP_PROXY="${proxy}" NO_PROXY="" \
-    "${KIND}" build node-image --type file --base-image "${base}" --image "${name}" "${tarball}" \
+    "${KIND:?}" build node-image --type file --base-image "${base}" --image "${name}" "${tarball}" \
     >"${out}/build.log" 2>&1 || rc=$?
   docker logs "${MIRROR_CONTAINER}" >"${out}/mirror.log" 2>&1 || true
   stop_mirror

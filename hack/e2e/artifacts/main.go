@@ -14,14 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command artifacts answers the offline lab's build scripts
-// (hack/e2e/build-artifacts.sh and the scripts it sources) what they used
-// to read with sed and awk: the facts of kind's base-image recipe, the
-// staging-module replaces of a Kubernetes version, and the artifacts'
-// manifest, written and read through the one type the e2e tests and the
-// benchmark read (internal/lab/manifest). Every answer is one value per
-// line on stdout; an answer it cannot give is an error naming the file.
+// Command artifacts builds, offline, everything the upgrade e2e tests need
+// for a version pair, and writes the artifacts' manifest, whose path is
+// the one line it prints: the build graph (package graph) of the cache's
+// entries, each keyed by the inputs it declares, made by the recipes in
+// this folder (gorecipes.go) and hack/e2e's recipe scripts. It also
+// answers scripts what they need of kind's recipe and of the manifest.
 //
+//	artifacts build [-from V] [-to V]        the artifacts and the manifest (E2E_FROM, E2E_TO; v1.36.3 -> v1.37.2)
+//	artifacts explain [-from V] [-to V] ENTRY  the same, then every input of ENTRY (group/name) with its digest, and its key
 //	artifacts kind-dir                       the sigs.k8s.io/kind module's folder (as the repository's go.mod requires it)
 //	artifacts kind-base KIND_DIR arg NAME    an ARG default of kind's base Dockerfile
 //	artifacts kind-base KIND_DIR suite       the Debian suite of its BASE_IMAGE
@@ -35,11 +36,16 @@ limitations under the License.
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/kindrecipe"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/staging"
@@ -66,6 +72,8 @@ func run(args []string) ([]string, error) {
 		return nil, usage("kind-dir | kind-base | kind-const | staging-replaces | manifest-write | manifest-field ...")
 	}
 	switch cmd, args := args[0], args[1:]; cmd {
+	case "build", "explain":
+		return buildCommand(cmd, args)
 	case "kind-dir":
 		if len(args) != 0 {
 			return nil, usage("kind-dir")
@@ -177,4 +185,46 @@ func manifestWrite(args []string) error {
 		return fmt.Errorf("manifest %s: %w", args[0], err)
 	}
 	return m.Write(args[0])
+}
+
+// buildCommand runs build or explain.
+func buildCommand(cmd string, args []string) ([]string, error) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	from := fs.String("from", getenv("E2E_FROM", "v1.36.3"), "the version the e2e clusters start at")
+	to := fs.String("to", getenv("E2E_TO", "v1.37.2"), "the version they are upgraded to")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if (cmd == "explain") != (fs.NArg() == 1) || fs.NArg() > 1 {
+		return nil, usage("build [-from V] [-to V] | explain [-from V] [-to V] GROUP/NAME")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	l, err := newLab(*from, *to)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if l.helpers != "" {
+			os.RemoveAll(l.helpers)
+		}
+	}()
+	_, path, err := l.build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cmd == "build" {
+		return []string{path}, nil
+	}
+	e, ok := l.entries[fs.Arg(0)]
+	if !ok {
+		var ids []string
+		for id := range l.entries {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		return nil, fmt.Errorf("no entry %s; the entries are:\n  %s", fs.Arg(0), strings.Join(ids, "\n  "))
+	}
+	out, err := l.store.Graph.Explain(ctx, e)
+	return []string{strings.TrimSuffix(out, "\n")}, err
 }

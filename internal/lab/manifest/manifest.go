@@ -145,6 +145,16 @@ func Fields(fields map[string]string) (*Manifest, error) {
 	return Parse(data)
 }
 
+// Check refuses a manifest with a field unset, as Parse does.
+func (m *Manifest) Check() error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = Parse(data)
+	return err
+}
+
 // Write writes the manifest to path whole or not at all (a file beside it,
 // then renamed), indented, one field per line.
 func (m *Manifest) Write(path string) error {

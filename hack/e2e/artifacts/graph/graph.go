@@ -42,7 +42,7 @@ func (e *Entry) ID() string { return e.Group + "/" + e.Name }
 
 // Graph resolves keys, each input once per run.
 type Graph struct {
-	mu   sync.Mutex
+	mu    sync.Mutex
 	memos map[string]string
 }
 
@@ -125,6 +125,22 @@ func (g *Graph) Explain(ctx context.Context, e *Entry) (string, error) {
 	fmt.Fprintf(&b, "%s\n", e.ID())
 	for _, r := range rs {
 		fmt.Fprintf(&b, "  %-18s %-12s %s  %s\n", r.Name, r.Kind, r.Digest, r.What)
+		// what a Go binary links: the checkout's files one by one
+		if p, ok := e.Inputs[r.Name].(GoPackages); ok {
+			lines, err := p.Lines(ctx)
+			if err != nil {
+				return "", err
+			}
+			modules := 0
+			for _, l := range lines {
+				if strings.HasPrefix(l, "file ") {
+					fmt.Fprintf(&b, "      %s\n", strings.TrimPrefix(l, "file "))
+				} else {
+					modules++
+				}
+			}
+			fmt.Fprintf(&b, "      and %d modules at their versions\n", modules)
+		}
 	}
 	fmt.Fprintf(&b, "key %s\n", key)
 	return b.String(), nil

@@ -81,14 +81,17 @@ func TestEachKindOfInputChangesTheKey(t *testing.T) {
 		t.Error("the same file content elsewhere changed the key")
 	}
 	changes := map[string]func() map[string]Input{
-		"a value":           func() map[string]Input { return with("value", Value("v1.37.3")) },
-		"a module version":  func() map[string]Input { return with("module", Module{"k8s.io/kubernetes", "v1.37.3"}) },
-		"a tool's version":  func() map[string]Input { return with("tool", Tool{"echo", []string{"echo", "2"}}) },
+		"a value":          func() map[string]Input { return with("value", Value("v1.37.3")) },
+		"a module version": func() map[string]Input { return with("module", Module{"k8s.io/kubernetes", "v1.37.3"}) },
+		"a tool's version": func() map[string]Input { return with("tool", Tool{"echo", []string{"echo", "2"}}) },
 		"another entry's inputs": func() map[string]Input {
 			return with("entry", Ref{&Entry{Group: "bin", Name: "other", Inputs: map[string]Input{"v": Value("2")}}})
 		},
 		"a file's content": func() map[string]Input { write(t, string(file), "two"); return base },
-		"a file in a tree": func() map[string]Input { write(t, filepath.Join(dir, "a", "sub", "g.go"), "package sub\n"); return base },
+		"a file in a tree": func() map[string]Input {
+			write(t, filepath.Join(dir, "a", "sub", "g.go"), "package sub\n")
+			return base
+		},
 		"a file added to a tree": func() map[string]Input { write(t, filepath.Join(dir, "a", "h.txt"), ""); return base },
 		"a file's mode in a tree": func() map[string]Input {
 			if err := os.Chmod(filepath.Join(dir, "a", "h.txt"), 0o755); err != nil {

@@ -62,8 +62,13 @@ func digest(parts ...string) string {
 // Value is a plain value: a version, a name, a flag.
 type Value string
 
-func (Value) Kind() string     { return "value" }
+// Kind names the input's type.
+func (Value) Kind() string { return "value" }
+
+// String says what it names.
 func (v Value) String() string { return string(v) }
+
+// Resolve digests what it is now.
 func (v Value) Resolve(context.Context, *Graph) (string, error) {
 	return digest(string(v)), nil
 }
@@ -71,8 +76,13 @@ func (v Value) Resolve(context.Context, *Graph) (string, error) {
 // File is one file, by its content (not its path).
 type File string
 
-func (File) Kind() string     { return "file" }
+// Kind names the input's type.
+func (File) Kind() string { return "file" }
+
+// String says what it names.
 func (f File) String() string { return string(f) }
+
+// Resolve digests what it is now.
 func (f File) Resolve(context.Context, *Graph) (string, error) {
 	return fileDigest(string(f))
 }
@@ -97,8 +107,13 @@ type Tree struct {
 	Skip func(rel string, d fs.DirEntry) bool
 }
 
-func (Tree) Kind() string     { return "tree" }
+// Kind names the input's type.
+func (Tree) Kind() string { return "tree" }
+
+// String says what it names.
 func (t Tree) String() string { return t.Path }
+
+// Resolve digests what it is now.
 func (t Tree) Resolve(context.Context, *Graph) (string, error) {
 	var lines []string
 	err := filepath.WalkDir(t.Path, func(p string, d fs.DirEntry, err error) error {
@@ -152,8 +167,13 @@ func SkipTests(rel string, d fs.DirEntry) bool {
 // content.
 type Module struct{ Path, Version string }
 
-func (Module) Kind() string     { return "module" }
+// Kind names the input's type.
+func (Module) Kind() string { return "module" }
+
+// String says what it names.
 func (m Module) String() string { return m.Path + "@" + m.Version }
+
+// Resolve digests what it is now.
 func (m Module) Resolve(context.Context, *Graph) (string, error) {
 	return digest(m.Path, m.Version), nil
 }
@@ -165,8 +185,13 @@ type Tool struct {
 	Command []string
 }
 
-func (Tool) Kind() string     { return "tool" }
+// Kind names the input's type.
+func (Tool) Kind() string { return "tool" }
+
+// String says what it names.
 func (t Tool) String() string { return t.Name + " (" + strings.Join(t.Command, " ") + ")" }
+
+// Resolve digests what it is now.
 func (t Tool) Resolve(ctx context.Context, g *Graph) (string, error) {
 	return g.memo("tool "+strings.Join(t.Command, " "), func() (string, error) {
 		out, err := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...).CombinedOutput()
@@ -195,7 +220,10 @@ type GoPackages struct {
 	Env []string
 }
 
+// Kind names the input's type.
 func (GoPackages) Kind() string { return "go-packages" }
+
+// String says what it names.
 func (p GoPackages) String() string {
 	test := ""
 	if p.Test {
@@ -218,7 +246,19 @@ type goPackage struct {
 	TestGoFiles, XTestGoFiles []string
 }
 
+// Resolve digests what it is now.
 func (p GoPackages) Resolve(ctx context.Context, g *Graph) (string, error) {
+	lines, err := p.Lines(ctx)
+	if err != nil {
+		return "", err
+	}
+	return digest(lines...), nil
+}
+
+// Lines are what the digest is made of, sorted: "module PATH@VERSION" for
+// a package of a module at a version, "file MODULE/REL DIGEST" for each
+// file of a package of the checkout (and its module's go.mod and go.sum).
+func (p GoPackages) Lines(ctx context.Context) ([]string, error) {
 	args := []string{"list", "-deps", "-json"}
 	if p.Test {
 		args = append(args, "-test")
@@ -230,24 +270,26 @@ func (p GoPackages) Resolve(ctx context.Context, g *Graph) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list could not resolve %s: %w: %s", p, err, bytes.TrimSpace(stderr.Bytes()))
+		return nil, fmt.Errorf("go list could not resolve %s: %w: %s", p, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	lines := map[string]bool{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for dec.More() {
 		var pkg goPackage
 		if err := dec.Decode(&pkg); err != nil {
-			return "", fmt.Errorf("go list -json printed no package: %w", err)
+			return nil, fmt.Errorf("go list -json printed no package: %w", err)
 		}
 		if pkg.Standard || pkg.Module == nil {
 			continue
 		}
-		m := pkg.Module
+		// named by the module's path; a replace says where and at what
+		// version it is
+		name, m := pkg.Module.Path, pkg.Module
 		if m.Replace != nil {
 			m = m.Replace
 		}
 		if m.Version != "" {
-			lines[fmt.Sprintf("module %s@%s", m.Path, m.Version)] = true
+			lines[fmt.Sprintf("module %s@%s", name, m.Version)] = true
 			continue
 		}
 		// a package of the checkout: by its files, relative to its module
@@ -268,14 +310,14 @@ func (p GoPackages) Resolve(ctx context.Context, g *Graph) (string, error) {
 				}
 				sum, err := fileDigest(filepath.Join(pkg.Dir, f))
 				if err != nil {
-					return "", err
+					return nil, err
 				}
-				lines[fmt.Sprintf("file %s %s", filepath.ToSlash(filepath.Join(m.Path, rel, f)), sum)] = true
+				lines[fmt.Sprintf("file %s %s", filepath.ToSlash(filepath.Join(name, rel, f)), sum)] = true
 			}
 		}
 		for _, f := range []string{"go.mod", "go.sum"} {
 			if sum, err := fileDigest(filepath.Join(m.Dir, f)); err == nil {
-				lines[fmt.Sprintf("file %s/%s %s", m.Path, f, sum)] = true
+				lines[fmt.Sprintf("file %s/%s %s", name, f, sum)] = true
 			}
 		}
 	}
@@ -284,14 +326,19 @@ func (p GoPackages) Resolve(ctx context.Context, g *Graph) (string, error) {
 		sorted = append(sorted, l)
 	}
 	sort.Strings(sorted)
-	return digest(sorted...), nil
+	return sorted, nil
 }
 
 // Ref is another entry: its key.
 type Ref struct{ Entry *Entry }
 
-func (Ref) Kind() string     { return "entry" }
+// Kind names the input's type.
+func (Ref) Kind() string { return "entry" }
+
+// String says what it names.
 func (r Ref) String() string { return r.Entry.ID() }
+
+// Resolve digests what it is now.
 func (r Ref) Resolve(ctx context.Context, g *Graph) (string, error) {
 	return g.Key(ctx, r.Entry)
 }

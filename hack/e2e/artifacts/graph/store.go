@@ -126,6 +126,15 @@ func (s *Store) Ensure(ctx context.Context, e *Entry) (string, error) {
 	return dir, nil
 }
 
+// Lock takes the lock locks/NAME.lock of the store, for work that is not
+// an entry (installing host packages).
+func (s *Store) Lock(name string) (func(), error) {
+	if err := os.MkdirAll(filepath.Join(s.Dir, "locks"), 0o755); err != nil {
+		return nil, err
+	}
+	return s.lock(filepath.Join(s.Dir, "locks", name+".lock"), &Entry{Group: "lock", Name: name})
+}
+
 // lock takes the entry's lock, saying so when another run holds it.
 func (s *Store) lock(path string, e *Entry) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
