@@ -132,7 +132,7 @@ for pair in "${PAIRS[@]}"; do
     failed=$((failed + 1))
     tail -n 30 "${dir}/run.log" >&2
   fi
-  total="$(sed -n 's/^  "totalSeconds": \([0-9.]*\).*/\1/p' "${dir}/phase-times.json" 2>/dev/null || true)"
+  total="$(go -C hack/e2e/artifacts run -trimpath . json-field "$(cd "${dir}" && pwd)/phase-times.json" totalSeconds 2>/dev/null || true)"
   [[ -z "${total}" ]] || total="$(printf '%.0f' "${total}")"
   echo "| ${from} | ${to} | ${layout} | ${result} | ${total:-n/a} | ${took} | ${BUILD_SECONDS[${pair}]} |" >>"${OUT}/matrix-report.md"
   log "${from} -> ${to}: ${result} in ${took}s"

@@ -33,10 +33,12 @@ limitations under the License.
 //	artifacts staging-retarget DIR VERSION   DIR/go.mod requires VERSION with its staging replaces (then go mod tidy)
 //	artifacts manifest-write FILE KEY VALUE...   the manifest, checked, written whole
 //	artifacts manifest-field FILE KEY        one field of a manifest
+//	artifacts json-field FILE KEY            a top-level field of any JSON object (a report's)
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -121,6 +123,11 @@ func run(args []string) ([]string, error) {
 		}
 		v, err := m.Field(args[1])
 		return []string{v}, err
+	case "json-field":
+		if len(args) != 2 {
+			return nil, usage("json-field FILE KEY")
+		}
+		return jsonField(args[0], args[1])
 	default:
 		return nil, fmt.Errorf("unknown command %q", cmd)
 	}
@@ -227,4 +234,26 @@ func buildCommand(cmd string, args []string) ([]string, error) {
 	}
 	out, err := l.store.Graph.Explain(ctx, e)
 	return []string{strings.TrimSuffix(out, "\n")}, err
+}
+
+// jsonField is a top-level field of the JSON object in path, as JSON
+// prints it (a number, or a string without its quotes).
+func jsonField(path, key string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	raw, ok := obj[key]
+	if !ok {
+		return nil, fmt.Errorf("%s has no field %s", path, key)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []string{s}, nil
+	}
+	return []string{string(raw)}, nil
 }
