@@ -49,7 +49,9 @@ func (l *lab) buildHelpers(ctx context.Context) error {
 		return err
 	}
 	l.helpers = dir
-	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", dir + "/"}
+	// no VCS stamp: a binary that changes with every commit would rebuild
+	// every image it goes into
+	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", dir + "/"}
 	for _, p := range helperPrograms {
 		args = append(args, "./"+p)
 	}
@@ -68,7 +70,7 @@ func (l *lab) suiteEntry() *graph.Entry {
 		"packages":   graph.GoPackages{Dir: module, Patterns: []string{"./suite"}, Test: true, Env: goEnv},
 		"kubernetes": graph.Module{Path: "k8s.io/kubernetes", Version: l.to},
 		"staging":    graph.GoPackages{Dir: l.e2eDir, Patterns: []string{"./artifacts/staging"}, Env: goEnv},
-		"go":         graph.GoToolchain,
+		"go":         graph.GoToolchain(goEnv...),
 	}, func(ctx context.Context, out string) error {
 		work := filepath.Join(out, ".work")
 		if err := os.CopyFS(work, os.DirFS(module)); err != nil {

@@ -126,3 +126,25 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(data)
 }
+
+// TestKeysDoNotDependOnTheCallersGoEnvironment: make exports other Go
+// variables than a shell; the recipes set their own, so the key does too.
+func TestKeysDoNotDependOnTheCallersGoEnvironment(t *testing.T) {
+	l := &lab{e2eDir: t.TempDir(), prefix: "test"}
+	r := recipe{scripts: script{}, fn: "build_x"}
+	key := func() string {
+		k, err := graph.New().Key(context.Background(), l.entry("bin", "x", r, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	t.Setenv("CGO_ENABLED", "1")
+	t.Setenv("GOFLAGS", "-mod=readonly")
+	k1 := key()
+	t.Setenv("CGO_ENABLED", "0")
+	t.Setenv("GOFLAGS", "")
+	if key() != k1 {
+		t.Error("the caller's CGO_ENABLED and GOFLAGS changed the key")
+	}
+}

@@ -84,7 +84,7 @@ var passThrough = []string{"PATH", "HOME", "TMPDIR", "LANG", "GOPATH", "GOCACHE"
 // entry makes a cache entry of a bash recipe: its inputs are the scripts,
 // the Go toolchain, the args and env, plus extra.
 func (l *lab) entry(group, name string, r recipe, extra map[string]graph.Input) *graph.Entry {
-	inputs := map[string]graph.Input{"go": graph.GoToolchain, "env E2E_IMAGE_PREFIX": graph.Value(l.prefix)}
+	inputs := map[string]graph.Input{"go": graph.GoToolchain(goEnv...), "env E2E_IMAGE_PREFIX": graph.Value(l.prefix)}
 	for i, s := range r.scripts {
 		inputs[fmt.Sprintf("script%d", i)] = graph.File(filepath.Join(l.e2eDir, s))
 	}

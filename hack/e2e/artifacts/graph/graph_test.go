@@ -60,7 +60,7 @@ func TestEachKindOfInputChangesTheKey(t *testing.T) {
 	write(t, filepath.Join(dir, "b", "sub", "g_test.go"), "package sub // another test")
 	file, tree := File(filepath.Join(dir, "a", "f.txt")), Tree{Path: filepath.Join(dir, "a"), Skip: SkipTests}
 	other := &Entry{Group: "bin", Name: "other", Inputs: map[string]Input{"v": Value("1")}}
-	base := map[string]Input{"value": Value("v1.37.2"), "file": file, "tree": tree, "module": Module{"k8s.io/kubernetes", "v1.37.2"}, "tool": Tool{"echo", []string{"echo", "1"}}, "entry": Ref{other}}
+	base := map[string]Input{"value": Value("v1.37.2"), "file": file, "tree": tree, "module": Module{"k8s.io/kubernetes", "v1.37.2"}, "tool": Tool{Name: "echo", Command: []string{"echo", "1"}}, "entry": Ref{other}}
 	k0 := key(t, entry(base))
 	if k0 != key(t, entry(base)) {
 		t.Fatal("the same inputs gave two keys")
@@ -83,7 +83,7 @@ func TestEachKindOfInputChangesTheKey(t *testing.T) {
 	changes := map[string]func() map[string]Input{
 		"a value":          func() map[string]Input { return with("value", Value("v1.37.3")) },
 		"a module version": func() map[string]Input { return with("module", Module{"k8s.io/kubernetes", "v1.37.3"}) },
-		"a tool's version": func() map[string]Input { return with("tool", Tool{"echo", []string{"echo", "2"}}) },
+		"a tool's version": func() map[string]Input { return with("tool", Tool{Name: "echo", Command: []string{"echo", "2"}}) },
 		"another entry's inputs": func() map[string]Input {
 			return with("entry", Ref{&Entry{Group: "bin", Name: "other", Inputs: map[string]Input{"v": Value("2")}}})
 		},

@@ -183,6 +183,8 @@ func (m Module) Resolve(context.Context, *Graph) (string, error) {
 type Tool struct {
 	Name    string
 	Command []string
+	// Env is added to the caller's environment: the one the build runs in
+	Env []string
 }
 
 // Kind names the input's type.
@@ -193,8 +195,10 @@ func (t Tool) String() string { return t.Name + " (" + strings.Join(t.Command, "
 
 // Resolve digests what it is now.
 func (t Tool) Resolve(ctx context.Context, g *Graph) (string, error) {
-	return g.memo("tool "+strings.Join(t.Command, " "), func() (string, error) {
-		out, err := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...).CombinedOutput()
+	return g.memo("tool "+strings.Join(t.Command, " ")+" "+strings.Join(t.Env, " "), func() (string, error) {
+		cmd := exec.CommandContext(ctx, t.Command[0], t.Command[1:]...)
+		cmd.Env = append(os.Environ(), t.Env...)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return "", fmt.Errorf("%s: %w: %s", strings.Join(t.Command, " "), err, bytes.TrimSpace(out))
 		}
@@ -202,9 +206,11 @@ func (t Tool) Resolve(ctx context.Context, g *Graph) (string, error) {
 	})
 }
 
-// GoToolchain is the go command's version and target, which every Go
-// build reads.
-var GoToolchain = Tool{Name: "go", Command: []string{"go", "env", "GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT"}}
+// GoToolchain is the go command's version and target in the environment
+// env (the one the build runs in), which every Go build reads.
+func GoToolchain(env ...string) Tool {
+	return Tool{Name: "go", Command: []string{"go", "env", "GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT"}, Env: env}
+}
 
 // GoPackages are the packages a Go binary links, as go list -deps (with
 // -test, a test binary's) resolves them in the module at Dir: a package
