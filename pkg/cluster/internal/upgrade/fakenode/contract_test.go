@@ -205,7 +205,7 @@ func contracts() []contract {
 		},
 		{
 			name: "systemctl show kubelet, running", capture: nodecapture.KubeletInotify, file: "systemctl-show-kubelet-running.txt",
-			fake: controlPlane(freshName, fresh),
+			fake:   controlPlane(freshName, fresh),
 			decide: decideUnit,
 		},
 		{
@@ -284,12 +284,12 @@ func contracts() []contract {
 		},
 		{
 			name: "inotify listing, control plane", capture: nodecapture.KubeletInotify, file: "inotify-control-plane.txt", script: nodeutils.InotifyScript.Name,
-			fake: controlPlane(freshName, fresh),
+			fake:   controlPlane(freshName, fresh),
 			decide: decideInotify,
 		},
 		{
 			name: "inotify listing, worker", capture: nodecapture.KubeletInotify, file: "inotify-worker.txt",
-			fake: worker(freshName, fresh),
+			fake:   worker(freshName, fresh),
 			decide: decideInotify,
 		},
 	}
