@@ -429,7 +429,7 @@ func TestFakeAnswersLikeARealNode(t *testing.T) {
 	for _, c := range contracts() {
 		t.Run(c.capture+"/"+c.name, func(t *testing.T) {
 			t.Parallel()
-			onReal := c.decide(t, replay{out: nodecapture.Read(t, c.capture, c.file), failed: c.failed})
+			onReal := c.decide(t, nodecapture.Replay{Out: nodecapture.Read(t, c.capture, c.file), Failed: c.failed})
 			fake := c.decide(t, c.fake(t))
 			switch {
 			case c.known != "" && onReal != fake:
@@ -612,51 +612,6 @@ func decideInotify(t *testing.T, n nodes.Node) string {
 	return fmt.Sprintf("limit %d instances, root %d, kubelet %d %v", ni.Limit.Instances, ni.Root.Instances, ni.Kubelet.Instances, err)
 }
 
-// replay is a node that answers every command with a real node's captured
-// output.
-type replay struct {
-	out    []byte
-	failed bool
-}
-
-func (replay) String() string               { return "replay" }
-func (replay) Role() (string, error)        { return "control-plane", nil }
-func (replay) IP() (string, string, error)  { return "172.18.0.2", "", nil }
-func (replay) SerialLogs(w io.Writer) error { return nil }
-func (r replay) Command(c string, a ...string) exec.Cmd {
-	return r.CommandContext(context.Background(), c, a...)
-}
-
-func (r replay) CommandContext(_ context.Context, c string, a ...string) exec.Cmd {
-	return &replayCmd{replay: r, argv: append([]string{c}, a...)}
-}
-
-type replayCmd struct {
-	replay
-	argv           []string
-	stdout, stderr io.Writer
-}
-
-func (c *replayCmd) SetEnv(...string) exec.Cmd      { return c }
-func (c *replayCmd) SetStdin(io.Reader) exec.Cmd    { return c }
-func (c *replayCmd) SetStdout(w io.Writer) exec.Cmd { c.stdout = w; return c }
-func (c *replayCmd) SetStderr(w io.Writer) exec.Cmd { c.stderr = w; return c }
-
-// Run prints the capture, on stderr (and as the error's output) when the
-// command failed, as kind's exec does.
-func (c *replayCmd) Run() error {
-	if c.failed {
-		if c.stderr != nil {
-			_, _ = c.stderr.Write(c.out)
-		}
-		return &exec.RunError{Command: c.argv, Output: c.out, Inner: fmt.Errorf("exit status 1")}
-	}
-	if c.stdout != nil {
-		_, _ = c.stdout.Write(c.out)
-	}
-	return nil
-}
-
 // hostNode runs commands with the fake provider's CLI, on the host.
 type hostNode struct{ p *fakenode.Provider }
 
@@ -684,5 +639,5 @@ func (n imageListNode) Command(c string, a ...string) exec.Cmd {
 	return n.CommandContext(context.Background(), c, a...)
 }
 func (n imageListNode) CommandContext(ctx context.Context, c string, a ...string) exec.Cmd {
-	return replay{out: []byte(fakenode.ImageList(n.img))}.CommandContext(ctx, c, a...)
+	return nodecapture.Replay{Out: []byte(fakenode.ImageList(n.img))}.CommandContext(ctx, c, a...)
 }

@@ -19,12 +19,10 @@ package kubelets
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
-	"sigs.k8s.io/kind/pkg/exec"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
@@ -71,7 +69,7 @@ func TestDrainAnswersLikeARealNode(t *testing.T) {
 			t.Parallel()
 			c := fakenode.NewCluster("fake-capture", "v1.36.3", 1, 1)
 			tc.setup(c)
-			onReal := decide(replay{out: nodecapture.Read(t, "v1.36.3", tc.file)})
+			onReal := decide(nodecapture.Replay{Out: nodecapture.Read(t, "v1.36.3", tc.file), Failed: true})
 			fake := decide(c.Nodes[0])
 			switch {
 			case tc.known != "" && onReal != fake:
@@ -83,36 +81,4 @@ func TestDrainAnswersLikeARealNode(t *testing.T) {
 			}
 		})
 	}
-}
-
-// replay is a node whose every command fails with a real node's captured
-// output, as kind's exec reports it.
-type replay struct{ out []byte }
-
-func (replay) String() string               { return "replay" }
-func (replay) Role() (string, error)        { return "control-plane", nil }
-func (replay) IP() (string, string, error)  { return "172.18.0.2", "", nil }
-func (replay) SerialLogs(w io.Writer) error { return nil }
-func (r replay) Command(c string, a ...string) exec.Cmd {
-	return r.CommandContext(context.Background(), c, a...)
-}
-func (r replay) CommandContext(_ context.Context, c string, a ...string) exec.Cmd {
-	return &replayCmd{out: r.out, argv: append([]string{c}, a...)}
-}
-
-type replayCmd struct {
-	out    []byte
-	argv   []string
-	stderr io.Writer
-}
-
-func (c *replayCmd) SetEnv(...string) exec.Cmd      { return c }
-func (c *replayCmd) SetStdin(io.Reader) exec.Cmd    { return c }
-func (c *replayCmd) SetStdout(io.Writer) exec.Cmd   { return c }
-func (c *replayCmd) SetStderr(w io.Writer) exec.Cmd { c.stderr = w; return c }
-func (c *replayCmd) Run() error {
-	if c.stderr != nil {
-		_, _ = c.stderr.Write(c.out)
-	}
-	return &exec.RunError{Command: c.argv, Output: c.out, Inner: fmt.Errorf("exit status 1")}
 }
