@@ -17,9 +17,13 @@ limitations under the License.
 package nodeutils
 
 import (
+	"bytes"
 	"context"
+	"strconv"
+	"strings"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/exec"
 )
 
@@ -30,4 +34,79 @@ const AdminKubeconfig = "/etc/kubernetes/admin.conf"
 // with the admin kubeconfig. n must be a control-plane node.
 func Kubectl(ctx context.Context, n nodes.Node, args ...string) exec.Cmd {
 	return n.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig=" + AdminKubeconfig}, args...)...)
+}
+
+// KubectlExitMark begins the line KubectlAllScript prints after each run
+// of kubectl, with its exit status (fake nodes print it too). No answer
+// of kubectl holds a line beginning so: JSON lines begin with a bracket,
+// a quote or a space.
+const KubectlExitMark = "kind-upgrade-kubectl-exit"
+
+// KubectlAll returns a command running kubectl on n, as Kubectl does, once
+// per request (its arguments), in order, in one command on the node: for
+// the several reads of a wait's poll. It stops after the first request
+// that fails; ParseKubectlAll reads its output. An argument cannot hold a
+// newline.
+func KubectlAll(ctx context.Context, n nodes.Node, requests ...[]string) (exec.Cmd, error) {
+	params := make([]string, len(requests))
+	for i, args := range requests {
+		for _, a := range args {
+			if strings.Contains(a, "\n") {
+				return nil, errors.Errorf("a kubectl argument sent with others holds a newline: %q", a)
+			}
+		}
+		params[i] = strings.Join(args, "\n")
+	}
+	return KubectlAllScript.Command(ctx, n, params...), nil
+}
+
+// KubectlAnswer is what one run of kubectl in KubectlAll printed: its
+// stdout when it succeeded, its stdout and stderr when it failed.
+type KubectlAnswer struct {
+	Output   []byte
+	ExitCode int
+}
+
+// ParseKubectlAll reads the output of KubectlAll's command for requests
+// requests: an answer per request made, all of them unless one failed,
+// which is then the last. An output that ends before that was cut short.
+func ParseKubectlAll(out []byte, requests int) ([]KubectlAnswer, error) {
+	mark := []byte("\n" + KubectlExitMark + " ")
+	var answers []KubectlAnswer
+	rest := out
+	for len(answers) < requests {
+		i := bytes.Index(rest, mark)
+		if i < 0 {
+			return nil, errors.Errorf("the answer of kubectl to %d requests was cut short after %d: %q", requests, len(answers), tail(out))
+		}
+		line, after, ok := bytes.Cut(rest[i+len(mark):], []byte("\n"))
+		if !ok {
+			return nil, errors.Errorf("the answer of kubectl to %d requests was cut short after %d: %q", requests, len(answers), tail(out))
+		}
+		code, err := strconv.Atoi(string(line))
+		if err != nil {
+			return nil, errors.Errorf("unexpected exit status %q in the answer of kubectl to %d requests", line, requests)
+		}
+		answer := KubectlAnswer{Output: rest[:i], ExitCode: code}
+		rest = after
+		if code != 0 {
+			// its stderr follows, as the script printed it
+			answer.Output = append(append([]byte{}, answer.Output...), bytes.TrimSuffix(rest, []byte("\n"))...)
+			return append(answers, answer), nil
+		}
+		answers = append(answers, answer)
+	}
+	if len(rest) > 0 {
+		return nil, errors.Errorf("unexpected output after the answer of kubectl to %d requests: %q", requests, tail(rest))
+	}
+	return answers, nil
+}
+
+// tail is the end of out, bounded, for an error.
+func tail(out []byte) []byte {
+	const max = 200
+	if len(out) > max {
+		return out[len(out)-max:]
+	}
+	return out
 }

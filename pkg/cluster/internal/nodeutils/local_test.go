@@ -101,6 +101,7 @@ func TestEveryScriptOnARealShell(t *testing.T) {
 	t.Run("kubeadm lock", func(t *testing.T) { kubeadmLockScripts(t, n) })
 	t.Run("kubeadm probe", func(t *testing.T) { kubeadmProbeScript(t, n) })
 	t.Run("df", func(t *testing.T) { dfScript(t, n) })
+	t.Run("kubectl all", func(t *testing.T) { kubectlAllScript(t, n) })
 	t.Run("inotify", func(t *testing.T) { inotifyScript(t, n) })
 	t.Run("node image", func(t *testing.T) { nodeImageScripts(t, n) })
 	for _, s := range nodeutils.Scripts() {
@@ -326,6 +327,55 @@ esac
 	// a kubeadm that does not run fails the probe, and the folder goes too
 	if _, err := exec.Output(nodeutils.KubeadmProbeScript.Command(context.Background(), n, "").SetStdin(strings.NewReader("not a program"))); err == nil {
 		t.Error("the probe of a broken kubeadm succeeded")
+	}
+}
+
+// kubectlAllScript runs requests through a kubectl stand-in that prints
+// each argument it got in brackets, a warning on stderr, and fails for
+// "fail": each request's arguments arrive whole (spaces and glob
+// characters too), an answer that succeeded has no stderr, the one that
+// failed has both, and nothing runs after it.
+func kubectlAllScript(t *testing.T, rec recordingNode) {
+	bin := t.TempDir()
+	stub(t, bin, "kubectl", `[ "$1" = "--kubeconfig=`+nodeutils.AdminKubeconfig+`" ] || exit 64
+shift
+echo "$*" >> "$(dirname "$0")/calls"
+echo "Warning: a warning kubectl prints on stderr" >&2
+case "$*" in
+*/readyz) printf ok ;;
+*fail*) echo partial; echo "Error from server: no" >&2; exit 3 ;;
+*) for a; do printf '[%s]' "$a"; done; echo ;;
+esac`)
+	n := rec.withPath(bin + ":" + os.Getenv("PATH"))
+	requests := [][]string{
+		{"--request-timeout=5s", "get", "--raw=/readyz"},
+		{"get", "pods", "--selector=a b", "-o", "jsonpath={.items[*]}"},
+		{"get", "fail"},
+		{"get", "never"},
+	}
+	cmd, err := nodeutils.KubectlAll(context.Background(), n, requests...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Output(cmd)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	answers, err := nodeutils.ParseKubectlAll(out, len(requests))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range answers {
+		got = append(got, fmt.Sprintf("%d %q", a.ExitCode, a.Output))
+	}
+	want := []string{`0 "ok"`, `0 "[get][pods][--selector=a b][-o][jsonpath={.items[*]}]\n"`, `3 "partial\nWarning: a warning kubectl prints on stderr\nError from server: no"`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	calls, _ := os.ReadFile(filepath.Join(bin, "calls"))
+	if strings.Contains(string(calls), "never") {
+		t.Errorf("the script went on after a failed request:\n%s", calls)
 	}
 }
 

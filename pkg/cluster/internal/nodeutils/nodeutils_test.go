@@ -183,6 +183,55 @@ func TestParseUnitState(t *testing.T) {
 	}
 }
 
+func TestParseKubectlAll(t *testing.T) {
+	t.Parallel()
+	const mark = "\n" + nodeutils.KubectlExitMark + " "
+	cases := []struct {
+		name     string
+		out      string
+		requests int
+		want     string
+		wantErr  bool
+	}{
+		{name: "all answered", out: "ok" + mark + "0\n{\n  \"items\": []\n}\n" + mark + "0\n", requests: 2, want: `0 "ok"|0 "{\n  \"items\": []\n}\n"`},
+		{name: "an empty answer", out: mark + "0\n", requests: 1, want: `0 ""`},
+		{name: "the second fails", out: "ok" + mark + "0\npartial\n" + mark + "1\nThe connection to the server was refused\n", requests: 3, want: `0 "ok"|1 "partial\nThe connection to the server was refused"`},
+		{name: "the first fails, saying nothing", out: mark + "127\n\n", requests: 2, want: `127 ""`},
+		{name: "nothing", out: "", requests: 1, wantErr: true},
+		{name: "cut short in an answer", out: "ok" + mark + "0\n{\"items\":", requests: 2, wantErr: true},
+		{name: "cut short in a status line", out: "ok" + mark + "0", requests: 1, wantErr: true},
+		{name: "a status that is no number", out: "ok" + mark + "zero\n", requests: 1, wantErr: true},
+		{name: "more than asked", out: "ok" + mark + "0\nok" + mark + "0\n", requests: 1, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			answers, err := nodeutils.ParseKubectlAll([]byte(tc.out), tc.requests)
+			if tc.wantErr {
+				if err == nil {
+					t.Errorf("ParseKubectlAll(%q) = %v, want an error", tc.out, answers)
+				}
+				return
+			}
+			var got []string
+			for _, a := range answers {
+				got = append(got, fmt.Sprintf("%d %q", a.ExitCode, a.Output))
+			}
+			if err != nil || strings.Join(got, "|") != tc.want {
+				t.Errorf("ParseKubectlAll(%q) = %s, %v; want %s", tc.out, strings.Join(got, "|"), err, tc.want)
+			}
+		})
+	}
+}
+
+func TestKubectlAllRefusesANewlineInAnArgument(t *testing.T) {
+	t.Parallel()
+	n := fakenode.NewCluster("kind", "v1.33.13", 1, 0).Nodes[0]
+	if _, err := nodeutils.KubectlAll(context.Background(), n, []string{"get", "--raw=/readyz"}, []string{"get", "pods\nnodes"}); err == nil {
+		t.Error("KubectlAll took an argument holding a newline, which would split it in two")
+	}
+}
+
 // capture reads a file of testdata/nodes/kubelet-inotify.
 func capture(t *testing.T, name string) string {
 	t.Helper()

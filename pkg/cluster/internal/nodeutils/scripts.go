@@ -182,6 +182,27 @@ done
 ctr --namespace=k8s.io images list > "$out/images"
 containerd config dump > "$out/config"`})
 
+	// KubectlAllScript runs kubectl with the admin kubeconfig once per
+	// argument, the argument's lines being kubectl's arguments, in order,
+	// and stops after the first run that fails. After each run's stdout
+	// it prints a newline and the line "kind-upgrade-kubectl-exit <status>";
+	// after a failed run's, its stderr too (a run that succeeds has its
+	// stderr, kubectl's warnings, dropped, as exec.Output drops it). See
+	// KubectlAll and ParseKubectlAll.
+	KubectlAllScript = register(Script{Name: "kind-upgrade-kubectl-all", Body: `set -f
+IFS='
+'
+exec 3>&1
+for request; do
+  err=$(kubectl --kubeconfig=` + AdminKubeconfig + ` $request 2>&1 >&3)
+  status=$?
+  printf '\n` + KubectlExitMark + ` %d\n' "$status"
+  if [ "$status" -ne 0 ]; then
+    printf '%s\n' "$err"
+    exit 0
+  fi
+done`})
+
 	// DFScript runs `df -Pk` for its arguments, each replaced by its
 	// nearest existing ancestor: the file system a path not made yet will
 	// be on.

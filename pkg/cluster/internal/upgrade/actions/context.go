@@ -250,16 +250,19 @@ func (s *State) StagedAll(binaries []string) []string {
 	return paths
 }
 
-// APIRetries is how many times a request the API server failed transiently
-// is tried again, after pauses of PollInterval, doubled each time: 31 s in
-// all at the default PollInterval of 1 s. That outlasts an API server's
-// restart behind kind's load balancer and an etcd leader election, and
-// still fails promptly when the API server is gone.
+// APIRetries is how many times a one-shot request the API server failed
+// transiently is tried again, after pauses of Options.APIBackoff, doubled
+// each time: 31 s in all at the default APIBackoff of 1 s. That outlasts
+// an API server's restart behind kind's load balancer and an etcd leader
+// election, and still fails promptly when the API server is gone. A
+// wait's polls do not retry (kube.Client.Once): the next poll does.
 const APIRetries = 5
 
-// Kube returns a kubectl client on the bootstrap control-plane node.
+// Kube returns a kubectl client on the bootstrap control-plane node, for
+// one-shot requests: it retries those that fail transiently. A wait's
+// condition asks it for Once.
 func (c *Context) Kube() kube.Client {
-	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.PollInterval, Logger: c.Logger, RetryForbidden: c.apiRestarts}
+	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.APIBackoff, Logger: c.Logger, RetryForbidden: c.apiRestarts}
 }
 
 // IsControlPlane reports whether n is a control-plane node.

@@ -477,6 +477,7 @@ var unheldScripts = map[string]string{
 	nodeutils.ReadScript.Name:            "its output is the script's own words (yes/no) and a file, run on a real shell by nodeutils' TestEveryScriptOnARealShell",
 	nodeutils.CompareScript.Name:         "its output is the script's own words (same/differ/missing), run on a real shell by nodeutils' TestEveryScriptOnARealShell",
 	nodeutils.KubeadmBusyScript.Name:     "its output is the script's own word (busy), run on a real shell by nodeutils' TestEveryScriptOnARealShell",
+	nodeutils.KubectlAllScript.Name:      "its answers are kubectl's, each held by the contract of the same request made alone (control-plane pods, the kubelet's own pods, /readyz, workloads); around them, its own words (the exit status lines), run on a real shell with a stand-in kubectl by nodeutils' TestEveryScriptOnARealShell",
 }
 
 func controlPlane(cluster, version string) func(t *testing.T) nodes.Node {

@@ -18,6 +18,7 @@ package fakenode
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,8 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 			log = log[len(log)-lines:]
 		}
 		return strings.Join(log, "\n") + "\n", 0
+	case nodeutils.KubectlAllScript.Name:
+		return n.kubectlAll(params), 0
 	case nodeutils.DFScript.Name:
 		// a path not made yet is on its nearest existing ancestor's file
 		// system: the fake's mount points always exist, so that is the
@@ -150,6 +153,26 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 		return version + "\n" + strings.Join(KubeadmImages(version, cfg), "\n") + "\n", 0
 	}
 	return "fakenode: script " + name + " is not simulated", 127
+}
+
+// kubectlAll answers nodeutils.KubectlAllScript: each request (its
+// arguments, one a line) is a kubectl command simulated in turn, and the
+// first that fails ends it, its output printed where the script prints a
+// failed run's stderr.
+func (n *Node) kubectlAll(requests []string) string {
+	var b strings.Builder
+	for _, request := range requests {
+		out, code := n.runKubectl(kubectlArgs(append([]string{"kubectl"}, strings.Split(request, "\n")...)))
+		if code == 0 {
+			b.WriteString(out)
+		}
+		fmt.Fprintf(&b, "\n%s %d\n", nodeutils.KubectlExitMark, code)
+		if code != 0 {
+			b.WriteString(out + "\n")
+			break
+		}
+	}
+	return b.String()
 }
 
 // sequence runs each command in turn until one fails, like a script under

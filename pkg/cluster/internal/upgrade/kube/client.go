@@ -19,6 +19,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -41,42 +42,172 @@ type Client struct {
 	// RetryForbidden retries RBAC denials too (Forbidden), as transient:
 	// for requests right after an API server restarted.
 	RetryForbidden bool
+	// RequestTimeout bounds each request (kubectl's --request-timeout);
+	// DefaultRequestTimeout when zero.
+	RequestTimeout time.Duration
 	// Logger, when set, says at V(1) when a request is tried again.
 	Logger log.Logger
+}
+
+// DefaultRequestTimeout bounds a request of a Client that sets no
+// RequestTimeout: a request that hangs while an API server restarts must
+// not stall the command that made it.
+const DefaultRequestTimeout = 30 * time.Second
+
+// PollRequestTimeout bounds each request of a Client made by Once: a wait
+// that asks again every moment is better served by a request that gives up
+// soon than by one that hangs.
+const PollRequestTimeout = 5 * time.Second
+
+// Once returns c making each request a single time, bounded by
+// PollRequestTimeout: the client for a wait's polls, whose next poll, a
+// moment later, is the next try. Retrying inside a poll would only delay
+// what the wait sees: the end of an outage would be seen when the
+// retries' pauses ran out, not at the next poll.
+func (c Client) Once() Client {
+	c.Retries = 0
+	c.RequestTimeout = PollRequestTimeout
+	return c
+}
+
+// argv is kubectl's arguments for a request of args, with the request
+// timeout.
+func (c Client) argv(args []string) []string {
+	timeout := c.RequestTimeout
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	return append([]string{"--request-timeout=" + timeout.String()}, args...)
 }
 
 // output runs kubectl with args and returns its stdout. An error quotes
 // kubectl's output.
 func (c Client) output(ctx context.Context, args ...string) ([]byte, error) {
+	var out []byte
+	what := "kubectl " + strings.Join(args, " ")
+	err := c.try(ctx, func() (string, string, error) {
+		var err error
+		out, err = exec.Output(nodeutils.Kubectl(ctx, c.On, c.argv(args)...))
+		if err != nil {
+			return what, runMessage(err), err
+		}
+		return "", "", nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// runMessage is what a failed command printed, as an error quotes it.
+func runMessage(err error) string {
+	if runErr := exec.RunErrorForError(err); runErr != nil {
+		return message(runErr.Output)
+	}
+	return err.Error()
+}
+
+// try runs attempt, and again as Retries and Backoff allow while it fails
+// transiently. attempt returns what it ran (for the error), kubectl's
+// message ("" when the error says it all) and the error.
+func (c Client) try(ctx context.Context, attempt func() (what, msg string, err error)) error {
 	backoff := c.Backoff
 	for try := 1; ; try++ {
-		// a request that hangs while an API server restarts must not stall a wait
-		out, err := exec.Output(nodeutils.Kubectl(ctx, c.On, append([]string{"--request-timeout=30s"}, args...)...))
+		what, msg, err := attempt()
 		if err == nil {
-			return out, nil
+			return nil
 		}
-		msg := err.Error()
-		if runErr := exec.RunErrorForError(err); runErr != nil {
-			msg = message(runErr.Output)
-		}
-		what := "kubectl " + strings.Join(args, " ")
 		retry := Transient(msg) || (c.RetryForbidden && Forbidden(msg))
 		if !retry || try > c.Retries || ctx.Err() != nil {
 			if try > 1 {
-				return nil, errors.Wrapf(err, "failed to run %s after %d tries: %s", what, try, msg)
+				what = fmt.Sprintf("%s after %d tries", what, try)
 			}
-			return nil, errors.Wrapf(err, "failed to run %s: %s", what, msg)
+			if msg == "" {
+				return errors.Wrapf(err, "failed to run %s", what)
+			}
+			return errors.Wrapf(err, "failed to run %s: %s", what, msg)
 		}
 		if c.Logger != nil {
 			c.Logger.V(1).Infof("%s: %s; trying again in %s", what, msg, backoff)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, errors.Wrapf(ctx.Err(), "cancelled while retrying %s after: %s", what, msg)
+			return errors.Wrapf(ctx.Err(), "cancelled while retrying %s after: %s", what, msg)
 		case <-time.After(backoff):
 		}
 		backoff *= 2
 	}
+}
+
+// A Read is a request whose answer is read into the caller's variables,
+// for ReadAll; the Read functions below make them.
+type Read struct {
+	args  []string
+	parse func(out []byte) error
+}
+
+// read makes r alone.
+func (c Client) read(ctx context.Context, r Read) error {
+	out, err := c.output(ctx, r.args...)
+	if err != nil {
+		return err
+	}
+	return r.parse(out)
+}
+
+// ReadAll makes reads, in order, in one command on the node (a poll's
+// reads: one command instead of one per read), and returns the error of
+// each: nil when it was made and its answer read into its variables. The
+// first request that fails ends the command: its error is that of every
+// read from it on (those after it were not made). A command that failed
+// as a whole fails every read. Like a single request, the command is tried
+// again while it fails transiently, as Retries allow.
+func (c Client) ReadAll(ctx context.Context, reads ...Read) []error {
+	requests := make([][]string, len(reads))
+	var names []string
+	for i, r := range reads {
+		requests[i] = c.argv(r.args)
+		names = append(names, "kubectl "+strings.Join(r.args, " "))
+	}
+	var answers []nodeutils.KubectlAnswer
+	// failed is the first read that failed, len(reads) when none did
+	failed := len(reads)
+	err := c.try(ctx, func() (string, string, error) {
+		failed = 0
+		all := strings.Join(names, ", then ")
+		cmd, err := nodeutils.KubectlAll(ctx, c.On, requests...)
+		if err != nil {
+			return all, "", err
+		}
+		out, err := exec.Output(cmd)
+		if err != nil {
+			return all, runMessage(err), err
+		}
+		if answers, err = nodeutils.ParseKubectlAll(out, len(requests)); err != nil {
+			return all, "", err
+		}
+		for i, a := range answers {
+			if a.ExitCode != 0 {
+				failed = i
+				return names[i], message(a.Output), &exec.RunError{
+					Command: append([]string{"kubectl", "--kubeconfig=" + nodeutils.AdminKubeconfig}, requests[i]...),
+					Output:  a.Output,
+					Inner:   errors.Errorf("exit status %d", a.ExitCode),
+				}
+			}
+		}
+		failed = len(reads)
+		return "", "", nil
+	})
+	errs := make([]error, len(reads))
+	for i, r := range reads {
+		if i >= failed {
+			errs[i] = err
+			continue
+		}
+		errs[i] = r.parse(answers[i].Output)
+	}
+	return errs
 }
 
 // Run runs kubectl with args, discarding its output unless it fails.
@@ -110,11 +241,16 @@ func (c Client) Node(ctx context.Context, name string) (Node, error) {
 
 // ControlPlanePods lists kubeadm's static control-plane pods.
 func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
-	out, err := c.output(ctx, "get", "pods", "--namespace=kube-system", "--selector=tier=control-plane", "-o", "json")
-	if err != nil {
-		return nil, err
+	var pods []Pod
+	return pods, c.read(ctx, ReadControlPlanePods(&pods))
+}
+
+// ReadControlPlanePods reads what ControlPlanePods returns into pods.
+func ReadControlPlanePods(pods *[]Pod) Read {
+	return Read{
+		args:  []string{"get", "pods", "--namespace=kube-system", "--selector=tier=control-plane", "-o", "json"},
+		parse: podsInto(pods),
 	}
-	return ParsePodList(out)
 }
 
 // KubeletPods lists the pods the kubelet of node runs, as that kubelet
@@ -123,11 +259,22 @@ func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
 // started has none until it has synced the pod (the API server keeps
 // showing the previous kubelet's status until then).
 func (c Client) KubeletPods(ctx context.Context, node string) ([]Pod, error) {
-	out, err := c.output(ctx, "get", "--raw=/api/v1/nodes/"+node+"/proxy/pods")
-	if err != nil {
-		return nil, err
+	var pods []Pod
+	return pods, c.read(ctx, ReadKubeletPods(node, &pods))
+}
+
+// ReadKubeletPods reads what KubeletPods returns into pods.
+func ReadKubeletPods(node string, pods *[]Pod) Read {
+	return Read{args: []string{"get", "--raw=/api/v1/nodes/" + node + "/proxy/pods"}, parse: podsInto(pods)}
+}
+
+// podsInto parses a pod list into pods.
+func podsInto(pods *[]Pod) func([]byte) error {
+	return func(out []byte) error {
+		list, err := ParsePodList(out)
+		*pods = list
+		return err
 	}
-	return ParsePodList(out)
 }
 
 // Pods lists the pods of every namespace, those of a namespace being
@@ -142,11 +289,20 @@ func (c Client) Pods(ctx context.Context) ([]Pod, error) {
 
 // Workloads lists the DaemonSets and Deployments of namespace.
 func (c Client) Workloads(ctx context.Context, namespace string) ([]Workload, error) {
-	out, err := c.output(ctx, "get", "daemonsets,deployments", "--namespace="+namespace, "-o", "json")
-	if err != nil {
-		return nil, err
+	var list []Workload
+	return list, c.read(ctx, ReadWorkloads(namespace, &list))
+}
+
+// ReadWorkloads reads what Workloads returns into list.
+func ReadWorkloads(namespace string, list *[]Workload) Read {
+	return Read{
+		args: []string{"get", "daemonsets,deployments", "--namespace=" + namespace, "-o", "json"},
+		parse: func(out []byte) error {
+			ws, err := ParseWorkloads(out)
+			*list = ws
+			return err
+		},
 	}
-	return ParseWorkloads(out)
 }
 
 // ClusterConfiguration reads kubeadm's ClusterConfiguration from the
@@ -161,14 +317,20 @@ func (c Client) ClusterConfiguration(ctx context.Context) (*ClusterConfiguration
 
 // Readyz returns nil when the API server's /readyz answers ok.
 func (c Client) Readyz(ctx context.Context) error {
-	out, err := c.output(ctx, "get", "--raw=/readyz")
-	if err != nil {
-		return err
+	return c.read(ctx, ReadReadyz())
+}
+
+// ReadReadyz reads /readyz: its error is Readyz's.
+func ReadReadyz() Read {
+	return Read{
+		args: []string{"get", "--raw=/readyz"},
+		parse: func(out []byte) error {
+			if strings.TrimSpace(string(out)) != "ok" {
+				return errors.Errorf("API server /readyz answered %q", strings.TrimSpace(string(out)))
+			}
+			return nil
+		},
 	}
-	if strings.TrimSpace(string(out)) != "ok" {
-		return errors.Errorf("API server /readyz answered %q", strings.TrimSpace(string(out)))
-	}
-	return nil
 }
 
 // ServerVersion returns the API server's gitVersion.

@@ -36,6 +36,16 @@ const DefaultWait = 5 * time.Minute
 // first sync is seen gone.
 const DefaultSettle = 2 * time.Second
 
+// DefaultPollInterval is how often a wait looks again, by default: each
+// look is one try (see kube.Client.Once), so this is also how late a wait
+// may notice that what it waits for has happened.
+const DefaultPollInterval = 500 * time.Millisecond
+
+// DefaultAPIBackoff is the first pause, by default, before a one-shot API
+// request that failed transiently is tried again; it doubles after each
+// try.
+const DefaultAPIBackoff = time.Second
+
 // Upgrade are the choices of one upgrade.
 type Upgrade struct {
 	// ClusterName is the cluster's kind name, for the commands a message
@@ -74,6 +84,10 @@ type Upgrade struct {
 	Settle time.Duration
 	// PollInterval is how often waits look again.
 	PollInterval time.Duration
+	// APIBackoff is the first pause before a one-shot API request (not a
+	// wait's poll, which the next poll tries again) that failed
+	// transiently is tried again; it doubles after each try.
+	APIBackoff time.Duration
 	// GoNames makes messages name the Go API's options
 	// (UpgradeWithImageDir) rather than the command's flags (--image-dir).
 	GoNames bool
@@ -126,7 +140,7 @@ func (o Upgrade) MayPull() bool {
 
 // Defaults returns the choices of a run nobody changed anything of.
 func Defaults() Upgrade {
-	return Upgrade{Wait: DefaultWait, ParallelWorkers: 1, Settle: DefaultSettle, PollInterval: time.Second}
+	return Upgrade{Wait: DefaultWait, ParallelWorkers: 1, Settle: DefaultSettle, PollInterval: DefaultPollInterval, APIBackoff: DefaultAPIBackoff}
 }
 
 // Validate checks the choices that need no cluster, once, before anything

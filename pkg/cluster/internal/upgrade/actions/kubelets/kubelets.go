@@ -394,7 +394,7 @@ const (
 func waitForNode(ctx *actions.Context, n nodes.Node) error {
 	firstRestarts := -1
 	err := ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func(ctx *actions.Context) (bool, error) {
-		kn, err := ctx.Kube().Node(ctx, n.String())
+		kn, err := ctx.Kube().Once().Node(ctx, n.String())
 		if err == nil && kn.KubeletVersion == ctx.State.Target && kn.Ready {
 			return true, nil
 		}
@@ -518,15 +518,16 @@ func isKlogError(line string) bool {
 // taken over its static pods and they are back: it restarts them a few
 // seconds after it starts when their spec hashes differ under its version,
 // and until it has synced a pod the API server still shows the previous
-// kubelet's status. Done when staticpods.KubeletTookOver finds the
+// kubelet's status. Done when staticpods.Reader.KubeletTookOver finds the
 // same containers Ready on two polls at least Options.Settle apart, so that
 // a container the kubelet stops right after its first sync (it relists
 // them every second) is seen gone first.
 func waitSettled(ctx *actions.Context, n nodes.Node) error {
+	pods := staticpods.NewReader(n)
 	seen := ""
 	var since time.Time
 	return ctx.WaitFor("the control-plane pods on "+n.String()+" to settle", func(ctx *actions.Context) (bool, error) {
-		ids, err := staticpods.KubeletTookOver(ctx, n)
+		ids, err := pods.KubeletTookOver(ctx)
 		if err != nil {
 			seen = ""
 			return false, err

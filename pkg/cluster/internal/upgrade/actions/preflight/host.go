@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strings"
 
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 	"sigs.k8s.io/kind/pkg/exec"
 
@@ -44,24 +45,20 @@ func checkHost(ctx *actions.Context) error {
 		return err
 	}
 	st := ctx.State
-	var fns []func() error
-	for _, n := range ctx.Nodes {
+	if err := actions.OnNodes(ctx.Nodes, func(_ int, n nodes.Node) error {
 		info := st.Info[n.String()]
-		fns = append(fns, func() error {
-			fs, err := exec.Output(n.CommandContext(ctx, "stat", "-f", "-c", "%T", "/sys/fs/cgroup"))
-			if err != nil {
-				return errors.Wrapf(err, "failed to read the cgroup file system of node %q", n)
-			}
-			info.CgroupV1 = IsCgroupV1(string(fs))
-			swaps, err := exec.Output(n.CommandContext(ctx, "cat", "/proc/swaps"))
-			if err != nil {
-				return errors.Wrapf(err, "failed to read /proc/swaps on node %q", n)
-			}
-			info.Swap = HasSwap(string(swaps))
-			return nil
-		})
-	}
-	if err := errors.AggregateConcurrent(fns); err != nil {
+		fs, err := exec.Output(n.CommandContext(ctx, "stat", "-f", "-c", "%T", "/sys/fs/cgroup"))
+		if err != nil {
+			return errors.Wrapf(err, "failed to read the cgroup file system of node %q", n)
+		}
+		info.CgroupV1 = IsCgroupV1(string(fs))
+		swaps, err := exec.Output(n.CommandContext(ctx, "cat", "/proc/swaps"))
+		if err != nil {
+			return errors.Wrapf(err, "failed to read /proc/swaps on node %q", n)
+		}
+		info.Swap = HasSwap(string(swaps))
+		return nil
+	}); err != nil {
 		return err
 	}
 	var cgroupV1, swap []string

@@ -209,17 +209,13 @@ func checkInotify(ctx *actions.Context) error {
 	all := append(append([]nodes.Node{}, ctx.Nodes...), ctx.Neighbours...)
 	results := make([]NodeInotify, len(all))
 	errs := make([]error, len(all))
-	var fns []func() error
-	for i, n := range all {
-		fns = append(fns, func() error {
-			results[i], errs[i] = read(n)
-			if i < len(ctx.Nodes) {
-				return errs[i]
-			}
-			return nil
-		})
-	}
-	if err := errors.AggregateConcurrent(fns); err != nil {
+	if err := actions.OnNodes(all, func(i int, n nodes.Node) error {
+		results[i], errs[i] = read(n)
+		if i < len(ctx.Nodes) {
+			return errs[i]
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
 	cluster, neighbours := map[string]NodeInotify{}, map[string]NodeInotify{}

@@ -172,26 +172,22 @@ func checkNodes(ctx *actions.Context) error {
 			st.Workers = append(st.Workers, n)
 		}
 	}
-	var fns []func() error
-	for _, n := range sorted {
+	return actions.OnNodes(sorted, func(_ int, n nodes.Node) error {
 		info := st.Info[n.String()]
-		fns = append(fns, func() error {
-			installed, err := exec.Output(n.CommandContext(ctx, "cat", "/kind/version"))
-			if err != nil {
-				return errors.Wrapf(err, "node %q does not answer: is its container running? (start it with `%s start %s`, then run this command again)", n, ctx.Options.Provider(), n)
-			}
-			if info.Installed, err = plan.ParseVersion(string(installed)); err != nil {
-				return errors.Wrapf(err, "failed to read /kind/version on node %q", n)
-			}
-			machine, err := exec.Output(n.CommandContext(ctx, "uname", "-m"))
-			if err != nil {
-				return errors.Wrapf(err, "failed to get the architecture of node %q", n)
-			}
-			info.Arch = GoArch(strings.TrimSpace(string(machine)))
-			return nil
-		})
-	}
-	return errors.AggregateConcurrent(fns)
+		installed, err := exec.Output(n.CommandContext(ctx, "cat", "/kind/version"))
+		if err != nil {
+			return errors.Wrapf(err, "node %q does not answer: is its container running? (start it with `%s start %s`, then run this command again)", n, ctx.Options.Provider(), n)
+		}
+		if info.Installed, err = plan.ParseVersion(string(installed)); err != nil {
+			return errors.Wrapf(err, "failed to read /kind/version on node %q", n)
+		}
+		machine, err := exec.Output(n.CommandContext(ctx, "uname", "-m"))
+		if err != nil {
+			return errors.Wrapf(err, "failed to get the architecture of node %q", n)
+		}
+		info.Arch = GoArch(strings.TrimSpace(string(machine)))
+		return nil
+	})
 }
 
 // GoArch maps `uname -m` to Go's architecture names, which ELF binaries are
@@ -212,31 +208,42 @@ func GoArch(machine string) string {
 
 // waitForKubeadm waits until no kubeadm started by an earlier, interrupted
 // run still runs on any node: the API server may be restarting under it,
-// or a worker's kubelet configuration being rewritten. The whole wait is
-// bounded by --wait, whatever the number of nodes.
+// or a worker's kubelet configuration being rewritten. The nodes are
+// looked at, and waited for, all at once: the whole wait is bounded by
+// --wait, whatever the number of nodes.
 func waitForKubeadm(ctx *actions.Context) error {
 	deadline := time.Now().Add(ctx.Options.Wait)
-	for _, n := range ctx.Nodes {
+	busy := make([]bool, len(ctx.Nodes))
+	if err := actions.OnNodes(ctx.Nodes, func(i int, n nodes.Node) error {
 		out, err := exec.Output(nodeutils.KubeadmBusyScript.Command(ctx, n, actions.KubeadmLock))
 		if err != nil {
 			return errors.Wrapf(err, "failed to look for a running kubeadm on node %q", n)
 		}
-		if strings.TrimSpace(string(out)) != "busy" {
-			continue
+		busy[i] = strings.TrimSpace(string(out)) == "busy"
+		return nil
+	}); err != nil {
+		return err
+	}
+	var waitFor []nodes.Node
+	left := time.Until(deadline).Round(time.Second)
+	if left < time.Second {
+		left = time.Second
+	}
+	for i, n := range ctx.Nodes {
+		if busy[i] {
+			ctx.Logger.V(0).Infof("A kubeadm started by an earlier run still runs on node %s: waiting up to %s for it to finish", n, left)
+			waitFor = append(waitFor, n)
 		}
-		left := time.Until(deadline).Round(time.Second)
-		if left < time.Second {
-			left = time.Second
-		}
-		ctx.Logger.V(0).Infof("A kubeadm started by an earlier run still runs on node %s: waiting up to %s for it to finish", n, left)
+	}
+	return actions.OnNodes(waitFor, func(_ int, n nodes.Node) error {
 		if err := nodeutils.KubeadmWaitScript.Command(ctx, n, actions.KubeadmLock, fmt.Sprint(int(left.Seconds()))).Run(); err != nil {
 			if ctx.Err() != nil {
 				return errors.Wrapf(ctx.Err(), "cancelled while waiting for the kubeadm an earlier run started on node %q", n)
 			}
 			return errors.Wrapf(err, "a kubeadm started by an earlier run still runs on node %q after %s (%s): wait for it to finish, then run the same command again", n, ctx.Options.Name(options.Wait), ctx.Options.Wait)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // checkBinaries checks that kubeadm, kubelet and kubectl are built for the
@@ -327,7 +334,7 @@ func readyNodes(ctx *actions.Context) ([]kube.Node, error) {
 	grace := min(notReadyGrace, ctx.Options.Wait)
 	ctx.Logger.V(0).Infof("Node(s) %s not Ready: waiting up to %s for them", strings.Join(waiting, ", "), grace)
 	_ = nodeutils.WaitFor(ctx, ctx.Options.PollInterval, grace, "the nodes to be Ready", func(deadline context.Context) (bool, error) {
-		list, err := ctx.Kube().Nodes(deadline)
+		list, err := ctx.Kube().Once().Nodes(deadline)
 		if err != nil {
 			return false, err
 		}
@@ -443,19 +450,14 @@ func checkVersions(ctx *actions.Context) error {
 // every image kubeadm needs must be on the node or in --image-dir.
 func checkImages(ctx *actions.Context) error {
 	st := ctx.State
-	var fns []func() error
-	for _, n := range ctx.Nodes {
-		info := st.Info[n.String()]
-		fns = append(fns, func() error {
-			lines, err := exec.OutputLines(n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet"))
-			if err != nil {
-				return errors.Wrapf(err, "failed to list images on node %q", n)
-			}
-			info.Present = plan.ImageSet(lines)
-			return nil
-		})
-	}
-	if err := errors.AggregateConcurrent(fns); err != nil {
+	if err := actions.OnNodes(ctx.Nodes, func(_ int, n nodes.Node) error {
+		lines, err := exec.OutputLines(n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "ls", "--quiet"))
+		if err != nil {
+			return errors.Wrapf(err, "failed to list images on node %q", n)
+		}
+		st.Info[n.String()].Present = plan.ImageSet(lines)
+		return nil
+	}); err != nil {
 		return err
 	}
 	var problems []string
@@ -598,35 +600,30 @@ func checkDisk(ctx *actions.Context) error {
 		need       int64
 	}
 	uses := make([][]use, len(ctx.Nodes))
-	var fns []func() error
-	for i, n := range ctx.Nodes {
-		info := st.Info[n.String()]
+	if err := actions.OnNodes(ctx.Nodes, func(i int, n nodes.Node) error {
 		var archives int64
-		for _, a := range info.Load {
+		for _, a := range st.Info[n.String()].Load {
 			archives += a.Size
 		}
 		// staged, installed and the replaced ones kept; archives are
 		// streamed in and unpacked, twice their size at most
 		need := []int64{3 * binaries, 2 * archives}
-		fns = append(fns, func() error {
-			out, err := exec.Output(nodeutils.DFScript.Command(ctx, n, paths...))
-			if err != nil {
-				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
-			}
-			fss, err := ParseDF(string(out))
-			if err == nil && len(fss) != len(paths) {
-				err = errors.Errorf("df listed %d file systems for %d paths", len(fss), len(paths))
-			}
-			if err != nil {
-				return errors.Wrapf(err, "failed to check free disk space on node %q", n)
-			}
-			for j, fs := range fss {
-				uses[i] = append(uses[i], use{node: n.String(), path: paths[j], fs: fs, need: need[j]})
-			}
-			return nil
-		})
-	}
-	if err := errors.AggregateConcurrent(fns); err != nil {
+		out, err := exec.Output(nodeutils.DFScript.Command(ctx, n, paths...))
+		if err != nil {
+			return errors.Wrapf(err, "failed to check free disk space on node %q", n)
+		}
+		fss, err := ParseDF(string(out))
+		if err == nil && len(fss) != len(paths) {
+			err = errors.Errorf("df listed %d file systems for %d paths", len(fss), len(paths))
+		}
+		if err != nil {
+			return errors.Wrapf(err, "failed to check free disk space on node %q", n)
+		}
+		for j, fs := range fss {
+			uses[i] = append(uses[i], use{node: n.String(), path: paths[j], fs: fs, need: need[j]})
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
 	// the same file system: the same size. A kind node's root is an overlay
@@ -697,17 +694,25 @@ func checkSkips(ctx *actions.Context) error {
 	if !ctx.Options.Skips(actions.PhaseLoadArtifacts) || (!st.UpgradesControlPlane && !st.UpgradesKubelets) {
 		return nil
 	}
-	for _, n := range ctx.Nodes {
+	// the nodes are looked at all at once, then judged one after another:
+	// the first node with a problem, a failed look included, is the one
+	// named (each look's error is returned in its node's turn)
+	paths := st.StagedAll(artifacts.Binaries)
+	found := make([][]bool, len(ctx.Nodes))
+	lookErrs := make([]error, len(ctx.Nodes))
+	_ = actions.OnNodes(ctx.Nodes, func(i int, n nodes.Node) error {
+		found[i], lookErrs[i] = nodeutils.ExistAll(ctx, n, paths...)
+		return lookErrs[i]
+	})
+	for i, n := range ctx.Nodes {
 		if load := st.Info[n.String()].Load; len(load) > 0 {
 			return errors.Errorf("%s %s: node %q still lacks the images of %s: run the %s phase", ctx.Options.Name(options.SkipPhases), actions.PhaseLoadArtifacts, n, load[0].Name, actions.PhaseLoadArtifacts)
 		}
-		paths := st.StagedAll(artifacts.Binaries)
-		found, err := nodeutils.ExistAll(ctx, n, paths...)
-		if err != nil {
-			return err
+		if lookErrs[i] != nil {
+			return lookErrs[i]
 		}
-		for i, p := range paths {
-			if !found[i] {
+		for j, p := range paths {
+			if !found[i][j] {
 				return errors.Errorf("%s %s: %s is not staged on node %q: run the %s phase", ctx.Options.Name(options.SkipPhases), actions.PhaseLoadArtifacts, p, n, actions.PhaseLoadArtifacts)
 			}
 		}

@@ -91,20 +91,15 @@ func AtTarget(ctx *actions.Context, n nodes.Node) (bool, string, error) {
 	return len(behind) == 0, strings.Join(behind, ", "), nil
 }
 
-// controlPlanePodsReady returns n's static pods, as the API server sees
-// them, when they run the target's images and are Ready, else what is not
-// yet so.
-func controlPlanePodsReady(ctx *actions.Context, n nodes.Node) ([]kube.Pod, error) {
-	images, err := staticPodImages(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	pods, err := ctx.Kube().ControlPlanePods(ctx)
-	if err != nil {
-		return nil, err
-	}
+// podsReady returns n's static pods among pods (as the API server lists
+// them) when they run the target's images of the manifests' components
+// (images) and are Ready, else what is not yet so.
+func podsReady(ctx *actions.Context, n nodes.Node, images map[string]string, pods []kube.Pod) ([]kube.Pod, error) {
 	var checked []kube.Pod
-	for component := range images {
+	for _, component := range plan.ControlPlaneComponents {
+		if _, ok := images[component]; !ok {
+			continue
+		}
 		want := imageref.Normalize(targetImage(ctx, component))
 		found := false
 		for _, p := range pods {
@@ -164,44 +159,85 @@ func SameContainers(api, kubelet []kube.Pod, node string) (string, error) {
 	return strings.Join(ids, ","), nil
 }
 
+// Reader reads a control-plane node's static pods for a wait's polls:
+// its manifests once, at the first poll that reads them (only kubeadm
+// writes them, and no wait runs beside a kubeadm), then, at each poll, the
+// API server's answers in one command on the bootstrap node, each request
+// tried once (kube.Client.Once): the next poll is the next try.
+type Reader struct {
+	node nodes.Node
+	// images are the manifests' images by component, nil until read
+	images map[string]string
+}
+
+// NewReader returns a Reader of n's static pods.
+func NewReader(n nodes.Node) *Reader {
+	return &Reader{node: n}
+}
+
+// manifests returns the images of n's static pod manifests, read at the
+// first call that succeeds.
+func (r *Reader) manifests(ctx *actions.Context) (map[string]string, error) {
+	if r.images == nil {
+		images, err := staticPodImages(ctx, r.node)
+		if err != nil {
+			return nil, err
+		}
+		r.images = images
+	}
+	return r.images, nil
+}
+
 // WaitReady waits until n's static pods run the target and are
 // Ready, and the API server answers /readyz. Errors on the way (the API
 // server restarting, the node authorizer catching up) are waited out.
 func WaitReady(ctx *actions.Context, n nodes.Node) error {
+	r := NewReader(n)
 	return ctx.WaitFor("the control-plane pods on "+n.String(), func(ctx *actions.Context) (bool, error) {
-		err := Check(ctx, n)
+		err := r.Check(ctx)
 		return err == nil, err
 	})
 }
 
-// Check returns nil when n's static pods run the target and are
+// Check returns nil when the node's static pods run the target and are
 // Ready and the API server answers /readyz, else what is not yet so.
-func Check(ctx *actions.Context, n nodes.Node) error {
-	_, err := checkedPods(ctx, n)
-	return err
+func (r *Reader) Check(ctx *actions.Context) error {
+	images, err := r.manifests(ctx)
+	if err != nil {
+		return err
+	}
+	var api []kube.Pod
+	errs := ctx.Kube().Once().ReadAll(ctx, kube.ReadControlPlanePods(&api), kube.ReadReadyz())
+	if errs[0] != nil {
+		return errs[0]
+	}
+	if _, err := podsReady(ctx, r.node, images, api); err != nil {
+		return err
+	}
+	return errs[1]
 }
 
-// KubeletTookOver returns the container IDs of n's static pods when
-// Check passes and the kubelet now running on n reports the
+// KubeletTookOver returns the container IDs of the node's static pods
+// when Check passes and the kubelet now running on the node reports the
 // same containers Ready (SameContainers), else what is not yet so.
-func KubeletTookOver(ctx *actions.Context, n nodes.Node) (string, error) {
-	api, err := checkedPods(ctx, n)
+func (r *Reader) KubeletTookOver(ctx *actions.Context) (string, error) {
+	images, err := r.manifests(ctx)
 	if err != nil {
 		return "", err
 	}
-	own, err := ctx.Kube().KubeletPods(ctx, n.String())
+	var api, own []kube.Pod
+	errs := ctx.Kube().Once().ReadAll(ctx, kube.ReadControlPlanePods(&api), kube.ReadReadyz(), kube.ReadKubeletPods(r.node.String(), &own))
+	if errs[0] != nil {
+		return "", errs[0]
+	}
+	checked, err := podsReady(ctx, r.node, images, api)
 	if err != nil {
 		return "", err
 	}
-	return SameContainers(api, own, n.String())
-}
-
-// checkedPods returns n's static pods as the API server shows them when
-// they run the target and are Ready and the API server answers /readyz.
-func checkedPods(ctx *actions.Context, n nodes.Node) ([]kube.Pod, error) {
-	pods, err := controlPlanePodsReady(ctx, n)
-	if err != nil {
-		return nil, err
+	for _, err := range errs[1:] {
+		if err != nil {
+			return "", err
+		}
 	}
-	return pods, ctx.Kube().Readyz(ctx)
+	return SameContainers(checked, own, r.node.String())
 }

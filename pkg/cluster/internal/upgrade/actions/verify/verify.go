@@ -22,11 +22,13 @@ import (
 	"fmt"
 	"strings"
 
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
@@ -56,7 +58,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 
 func checkServerVersion(ctx *actions.Context) error {
 	return ctx.WaitFor("the API server to report "+ctx.State.Target, func(ctx *actions.Context) (bool, error) {
-		got, err := ctx.Kube().ServerVersion(ctx)
+		got, err := ctx.Kube().Once().ServerVersion(ctx)
 		if err != nil {
 			return false, err
 		}
@@ -91,13 +93,17 @@ func checkNodes(ctx *actions.Context) error {
 			problems = append(problems, fmt.Sprintf("node %s is not Ready", kn.Name))
 		}
 	}
-	for _, n := range ctx.Nodes {
+	versions := make([]string, len(ctx.Nodes))
+	if err := actions.OnNodes(ctx.Nodes, func(i int, n nodes.Node) error {
 		content, _, err := nodeutils.ReadFile(ctx, n, "/kind/version")
-		if err != nil {
-			return err
-		}
-		if got := strings.TrimSpace(content); got != st.Target {
-			problems = append(problems, fmt.Sprintf("node %s has /kind/version %q", n, got))
+		versions[i] = strings.TrimSpace(content)
+		return err
+	}); err != nil {
+		return err
+	}
+	for i, n := range ctx.Nodes {
+		if versions[i] != st.Target {
+			problems = append(problems, fmt.Sprintf("node %s has /kind/version %q", n, versions[i]))
 		}
 	}
 	if len(problems) > 0 {
@@ -116,13 +122,18 @@ var workloadNamespaces = []string{"kube-system", "local-path-storage"}
 
 func checkWorkloads(ctx *actions.Context) error {
 	return ctx.WaitFor("the DaemonSets and Deployments of "+strings.Join(workloadNamespaces, " and ")+" to be available", func(ctx *actions.Context) (bool, error) {
+		lists := make([][]kube.Workload, len(workloadNamespaces))
+		var reads []kube.Read
+		for i, namespace := range workloadNamespaces {
+			reads = append(reads, kube.ReadWorkloads(namespace, &lists[i]))
+		}
+		errs := ctx.Kube().Once().ReadAll(ctx, reads...)
 		var pending []string
-		for _, namespace := range workloadNamespaces {
-			list, err := ctx.Kube().Workloads(ctx, namespace)
-			if err != nil {
-				return false, err
+		for i, namespace := range workloadNamespaces {
+			if errs[i] != nil {
+				return false, errs[i]
 			}
-			for _, w := range list {
+			for _, w := range lists[i] {
 				if !w.Available {
 					pending = append(pending, fmt.Sprintf("%s %s/%s (%s)", w.Kind, namespace, w.Name, w.Detail))
 				}
