@@ -18,8 +18,8 @@
 # internal/lab/manifest) and prints its path (the only line on stdout; logs
 # go to stderr). The work is hack/e2e/artifacts's: the build graph, each
 # cache entry keyed by the inputs it declares (`explain GROUP/NAME` shows
-# them), and the recipes (its gorecipes.go and hack/e2e/recipes.sh,
-# build-kubernetes.sh, build-base.sh, build-node.sh, build-envoy.sh). See
+# them), and the recipes (Go packages in artifacts/recipes, one per kind of
+# entry; only the debootstrap call runs a shell program). See
 # hack/e2e/README.md. Needs root and a running Docker engine (make
 # host-setup).
 

@@ -26,6 +26,13 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/graph"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/kindrecipe"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/gobuild"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/host"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/images"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/kindbase"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/layout"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/nodeimage"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/rootfs"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/staging"
 	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
 )
@@ -48,23 +55,26 @@ func imageEntry(e *graph.Entry) *graph.Entry {
 	return e
 }
 
+// goBinary is a Go program built from a module at a version.
+func (l *lab) goBinary(name, version string, s gobuild.Spec, declared map[string]in) *graph.Entry {
+	return recipeEntry(l, "bin/"+name, version, "gobuild", s, declared, gobuild.Build)
+}
+
 // staticImage is an archive of an image holding only bin (kubeadm's
 // images, CoreDNS, pause, the canary) under names.
-func (l *lab) staticImage(bin arg, entrypoint, cmd string, names ...string) *graph.Entry {
-	args := []arg{bin, lit(entrypoint), lit(cmd)}
-	for _, n := range names {
-		args = append(args, lit(n))
-	}
-	return l.entry("images", entryName(names[0]), recipe{scripts: recipeScripts, fn: "build_static_image_tar", args: args}, nil)
+func (l *lab) staticImage(bin in, entrypoint, cmd []string, names ...string) *graph.Entry {
+	return recipeEntry(l, "images", entryName(names[0]), "images",
+		images.StaticSpec{Bin: bin.hp(), Entrypoint: entrypoint, Cmd: cmd, Names: names},
+		map[string]in{"bin": bin}, images.Static)
 }
 
 // debianTool is an archive of bin on the Debian proxy base (kube-proxy,
 // kindnetd).
-func (l *lab) debianTool(name string, bin arg, entrypoint, cmd, image string, proxyBase arg) *graph.Entry {
-	return l.entry("images", name, recipe{scripts: recipeScripts, fn: "build_debian_tool_tar",
-		args: []arg{bin, lit(entrypoint), lit(cmd), lit(image)},
-		env:  map[string]arg{"PROXY_BASE_IMAGE": proxyBase, "IPTABLES_AUTO": file(filepath.Join(l.e2eDir, "kube-proxy", "iptables-auto.sh"))},
-	}, nil)
+func (l *lab) debianTool(name string, bin in, entrypoint, cmd []string, image string, proxyBase in) *graph.Entry {
+	auto := file(filepath.Join(l.e2eDir, "kube-proxy", "iptables-auto.sh"))
+	return recipeEntry(l, "images", name, "images",
+		images.DebianToolSpec{Base: proxyBase.path, Name: image, Bin: bin.hp(), IptablesAuto: auto.hp(), Entrypoint: entrypoint, Cmd: cmd},
+		map[string]in{"bin": bin, "iptables-auto": auto, "base": proxyBase}, images.DebianTool)
 }
 
 // versionImages are the image archives of one Kubernetes version.
@@ -98,10 +108,46 @@ func (l *lab) kubeadmImages(ctx context.Context, kube string, v string) (map[str
 	return tags, list, nil
 }
 
+// kubernetes is the seven binaries of Kubernetes v, from its module with
+// the staging modules at their published versions, stamped with v.
+func (l *lab) kubernetes(v string) (*graph.Entry, error) {
+	rs, err := staging.Download(v)
+	if err != nil {
+		return nil, err
+	}
+	var replaces []string
+	for _, r := range rs {
+		replaces = append(replaces, fmt.Sprintf("%s=%s@%s", r.Path, r.Path, r.Version))
+	}
+	var major, minor string
+	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) == 3 {
+		major, minor = parts[0], parts[1]
+	} else {
+		return nil, fmt.Errorf("%s is not a Kubernetes release version (vMAJOR.MINOR.PATCH)", v)
+	}
+	var ldflags []string
+	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+		for _, kv := range [][2]string{{"gitVersion", v}, {"gitMajor", major}, {"gitMinor", minor},
+			{"gitCommit", strings.Repeat("0", 40)}, {"gitTreeState", "clean"}, {"buildDate", "2026-01-01T00:00:00Z"}} {
+			ldflags = append(ldflags, fmt.Sprintf("-X %s.%s=%s", pkg, kv[0], kv[1]))
+		}
+	}
+	var pkgs []string
+	for _, c := range []string{"kubeadm", "kubelet", "kubectl", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"} {
+		pkgs = append(pkgs, "k8s.io/kubernetes/cmd/"+c)
+	}
+	return recipeEntry(l, "bin/kubernetes", v, "gobuild", gobuild.Spec{
+		Module: "k8s.io/kubernetes", Version: v, Replaces: replaces,
+		Builds:  []gobuild.Group{{Packages: pkgs}},
+		LDFlags: strings.Join(ldflags, " "),
+		Checks:  []gobuild.Check{{Bin: "kubeadm", Args: []string{"version", "-o", "short"}, Want: v, Exact: true}},
+	}, nil, gobuild.Build), nil
+}
+
 // buildVersionImages builds the archives of every image kubeadm at v
 // lists (the control plane's named -amd64, as a release names them) and
 // checks that nothing it wants is missing.
-func (l *lab) buildVersionImages(ctx context.Context, v string, kube *graph.Entry, proxyBase arg) (*versionImages, error) {
+func (l *lab) buildVersionImages(ctx context.Context, v string, kube *graph.Entry, proxyBase in) (*versionImages, error) {
 	kubeDir := l.store.Path(kube)
 	tags, list, err := l.kubeadmImages(ctx, kubeDir, v)
 	if err != nil {
@@ -117,22 +163,29 @@ func (l *lab) buildVersionImages(ctx context.Context, v string, kube *graph.Entr
 	if i := strings.LastIndex(etcdVersion, "-"); i > 0 {
 		etcdVersion = etcdVersion[:i]
 	}
-	etcdBin := l.entry("bin/etcd", etcdVersion, recipe{scripts: recipeScripts, fn: "build_etcd", args: []arg{lit(etcdVersion)}}, nil)
+	etcdBin := l.goBinary("etcd", etcdVersion, gobuild.Spec{
+		Module: "go.etcd.io/etcd/server/v3", Version: "v" + etcdVersion,
+		Builds: []gobuild.Group{{Packages: []string{"go.etcd.io/etcd/server/v3"}, Name: "etcd"}},
+		Checks: []gobuild.Check{{Bin: "etcd", Args: []string{"--version"}, Want: "etcd Version: " + etcdVersion}},
+	}, nil)
 	if _, err := l.ensure(ctx, etcdBin); err != nil {
 		return nil, err
 	}
-	vi.etcd = l.staticImage(l.entryPath(etcdBin, "etcd"), "[]", `["/usr/local/bin/etcd"]`, vi.etcdImage)
-	corednsBin := l.entry("bin/coredns", tags["coredns/coredns"], recipe{scripts: recipeScripts, fn: "build_coredns",
-		args: []arg{lit(tags["coredns/coredns"]), file(filepath.Join(l.e2eDir, "coredns", "main.go"))}}, nil)
+	vi.etcd = l.staticImage(l.entryIn(etcdBin, "etcd"), nil, []string{"/usr/local/bin/etcd"}, vi.etcdImage)
+	corednsMain := file(filepath.Join(l.e2eDir, "coredns", "main.go"))
+	corednsBin := l.goBinary("coredns", tags["coredns/coredns"], gobuild.Spec{
+		Module: "github.com/coredns/coredns", Version: tags["coredns/coredns"], MainFile: corednsMain.hp(), Name: "coredns",
+		Checks: []gobuild.Check{{Bin: "coredns", Args: []string{"-version"}, Want: "CoreDNS-" + strings.TrimPrefix(tags["coredns/coredns"], "v")}},
+	}, map[string]in{"main": corednsMain})
 	if _, err := l.ensure(ctx, corednsBin); err != nil {
 		return nil, err
 	}
-	vi.coredns = l.staticImage(l.entryPath(corednsBin, "coredns"), `["/coredns"]`, "[]", vi.corednsImage)
-	vi.pause = l.staticImage(file(filepath.Join(l.helpers, "pause")), `["/pause"]`, "[]", vi.pauseImage)
+	vi.coredns = l.staticImage(l.entryIn(corednsBin, "coredns"), []string{"/coredns"}, nil, vi.corednsImage)
+	vi.pause = l.staticImage(l.helper("pause"), []string{"/pause"}, nil, vi.pauseImage)
 	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
-		vi.controlPlane = append(vi.controlPlane, l.staticImage(l.entryPath(kube, c), "[]", fmt.Sprintf(`["/usr/local/bin/%s"]`, c), fmt.Sprintf("registry.k8s.io/%s-amd64:%s", c, v)))
+		vi.controlPlane = append(vi.controlPlane, l.staticImage(l.entryIn(kube, c), nil, []string{"/usr/local/bin/" + c}, fmt.Sprintf("registry.k8s.io/%s-amd64:%s", c, v)))
 	}
-	vi.controlPlane = append(vi.controlPlane, l.debianTool("kube-proxy-amd64_"+v, l.entryPath(kube, "kube-proxy"), "[]", `["/usr/local/bin/kube-proxy"]`, "registry.k8s.io/kube-proxy-amd64:"+v, proxyBase))
+	vi.controlPlane = append(vi.controlPlane, l.debianTool("kube-proxy-amd64_"+v, l.entryIn(kube, "kube-proxy"), nil, []string{"/usr/local/bin/kube-proxy"}, "registry.k8s.io/kube-proxy-amd64:"+v, proxyBase))
 	built := map[string]bool{}
 	for _, e := range append(append([]*graph.Entry{}, vi.controlPlane...), vi.etcd, vi.coredns, vi.pause) {
 		dir, err := l.ensure(ctx, e)
@@ -153,13 +206,20 @@ func (l *lab) buildVersionImages(ctx context.Context, v string, kube *graph.Entr
 	return vi, nil
 }
 
-func (l *lab) paths(entries ...*graph.Entry) arg {
-	var args []arg
-	for _, e := range entries {
-		args = append(args, l.entryPath(e))
+// entryIns are the folders of entries, as inputs named PREFIXi, and their
+// host.Paths.
+func (l *lab) entryIns(declared map[string]in, prefix string, entries ...*graph.Entry) []host.Path {
+	var paths []host.Path
+	for i, e := range entries {
+		d := l.entryIn(e)
+		declared[fmt.Sprintf("%s%d", prefix, i)] = d
+		paths = append(paths, d.hp())
 	}
-	return words(args...)
+	return paths
 }
+
+// helper is one of this run's builds of the lab's own programs.
+func (l *lab) helper(name string) in { return file(filepath.Join(l.helpers, name)) }
 
 // build builds (or finds current) every artifact of the pair and writes
 // the manifest.
@@ -173,6 +233,7 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if _, err := os.Stat(l.kind); err != nil {
 		return nil, "", fmt.Errorf("no kind binary at %s: run make build", l.kind)
 	}
+	ctx = host.WithLogger(ctx, l.logf)
 	l.logf("cache: %s", l.store.Dir)
 	var err error
 	if l.kindDir, err = output(ctx, l.repo, nil, "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kind"); err != nil {
@@ -187,10 +248,20 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	l.baseSuite = getenv("KIND_BASE_SUITE", l.base.Suite)
 	l.logf("kind's recipe: %s (Debian %s)", l.kindDir, l.baseSuite)
 	l.cleanupLeftovers(ctx)
+	if err := l.ensureHostPackages(ctx, "debootstrap", "busybox-static", "libseccomp-dev", "pkg-config"); err != nil {
+		return nil, "", err
+	}
 
 	// The Debian trees mostly download: build them while Kubernetes compiles.
-	kindRootfs := l.entry("rootfs", "kind-base-"+l.baseSuite, recipe{scripts: recipeScripts, fn: "build_rootfs", args: []arg{lit(l.baseSuite), lit(strings.Join(l.base.Packages, ","))}}, nil)
-	proxyRootfs := l.entry("rootfs", "proxy-"+l.debianSuite, recipe{scripts: recipeScripts, fn: "build_rootfs", args: []arg{lit(l.debianSuite), lit(strings.Join(proxyPackages, ","))}}, nil)
+	debianTree := func(suite string, packages []string) *graph.Entry {
+		mirror := getenv("DEBIAN_MIRROR", rootfs.Mirror(suite))
+		return recipeEntry(l, "rootfs", "", "rootfs",
+			rootfs.Spec{Suite: suite, Packages: packages, Mirror: mirror, Debs: filepath.Join(l.store.Dir, "debs", suite)}, nil, rootfs.Build)
+	}
+	kindRootfs := debianTree(l.baseSuite, l.base.Packages)
+	kindRootfs.Name = "kind-base-" + l.baseSuite
+	proxyRootfs := debianTree(l.debianSuite, proxyPackages)
+	proxyRootfs.Name = "proxy-" + l.debianSuite
 	l.entries[kindRootfs.ID()], l.entries[proxyRootfs.ID()] = kindRootfs, proxyRootfs
 	rootfsDone := make(chan error, 1)
 	go func() {
@@ -216,15 +287,9 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	// Kubernetes first: by far the longest build.
 	kube := map[string]*graph.Entry{}
 	for _, v := range []string{l.from, l.to} {
-		rs, err := staging.Download(v)
-		if err != nil {
+		if kube[v], err = l.kubernetes(v); err != nil {
 			return nil, "", err
 		}
-		var flags []string
-		for _, r := range rs {
-			flags = append(flags, r.Flag())
-		}
-		kube[v] = l.entry("bin/kubernetes", v, recipe{scripts: kubeScripts, fn: "build_kubernetes", args: []arg{lit(v), lit(strings.Join(flags, " "))}}, nil)
 		if _, err := l.ensure(ctx, kube[v]); err != nil {
 			return nil, "", err
 		}
@@ -234,35 +299,60 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if err := l.buildHelpers(ctx); err != nil {
 		return nil, "", err
 	}
-	helper := func(name string) arg { return file(filepath.Join(l.helpers, name)) }
 
 	// kind's base image components, at the versions its Dockerfile names
 	components := map[string]*graph.Entry{}
-	for _, c := range []struct{ name, arg, fn string }{
-		{"containerd", "CONTAINERD_VERSION", "build_containerd"},
-		{"runc", "RUNC_VERSION", "build_runc"},
-		{"crictl", "CRICTL_VERSION", "build_crictl"},
-		{"cni-plugins", "CNI_PLUGINS_VERSION", "build_cni_plugins"},
-		{"fuse-overlayfs", "CONTAINERD_FUSE_OVERLAYFS_VERSION", "build_fuse_overlayfs"},
+	for _, c := range []struct {
+		name, arg string
+		spec      func(version string) (gobuild.Spec, error)
+	}{
+		{"containerd", "CONTAINERD_VERSION", func(v string) (gobuild.Spec, error) {
+			tags, err := l.base.Arg("BUILDTAGS")
+			m := "github.com/containerd/containerd/v2"
+			// containerd and ctr with cgo, as kind builds them; the shim static, as containerd's Makefile builds it
+			return gobuild.Spec{Module: m, Version: v, Tags: tags,
+				LDFlags: fmt.Sprintf("-X %s/version.Version=%s -X %s/version.Package=%s", m, v, m, m),
+				Builds:  []gobuild.Group{{Packages: []string{m + "/cmd/containerd", m + "/cmd/ctr"}, CGO: true}, {Packages: []string{m + "/cmd/containerd-shim-runc-v2"}}},
+				Checks:  []gobuild.Check{{Bin: "containerd", Args: []string{"--version"}, Want: v}},
+			}, err
+		}},
+		{"runc", "RUNC_VERSION", func(v string) (gobuild.Spec, error) {
+			// with seccomp (cgo and libseccomp), like kind's
+			m := "github.com/opencontainers/runc"
+			return gobuild.Spec{Module: m, Version: v, Tags: "seccomp urfave_cli_no_docs", LDFlags: "-X main.version=" + strings.TrimPrefix(v, "v"),
+				Builds: []gobuild.Group{{Packages: []string{m}, CGO: true}},
+				Checks: []gobuild.Check{{Bin: "runc", Args: []string{"--version"}, Want: "libseccomp"}},
+			}, nil
+		}},
+		{"crictl", "CRICTL_VERSION", func(v string) (gobuild.Spec, error) {
+			m := "sigs.k8s.io/cri-tools"
+			return gobuild.Spec{Module: m, Version: v, LDFlags: "-X " + m + "/pkg/version.Version=" + v,
+				Builds: []gobuild.Group{{Packages: []string{m + "/cmd/crictl"}}},
+				Checks: []gobuild.Check{{Bin: "crictl", Args: []string{"--version"}, Want: "version " + v}},
+			}, nil
+		}},
+		{"cni-plugins", "CNI_PLUGINS_VERSION", func(v string) (gobuild.Spec, error) {
+			// the four plugins kind's base ships
+			m := "github.com/containernetworking/plugins"
+			return gobuild.Spec{Module: m, Version: v, LDFlags: "-X " + m + "/pkg/utils/buildversion.BuildVersion=" + v,
+				Builds: []gobuild.Group{{Packages: []string{m + "/plugins/ipam/host-local", m + "/plugins/main/loopback", m + "/plugins/main/ptp", m + "/plugins/meta/portmap"}}},
+			}, nil
+		}},
+		{"fuse-overlayfs", "CONTAINERD_FUSE_OVERLAYFS_VERSION", func(v string) (gobuild.Spec, error) {
+			// containerd's fuse-overlayfs snapshotter (kind uses it for rootless nodes only)
+			m := "github.com/containerd/fuse-overlayfs-snapshotter/v2"
+			return gobuild.Spec{Module: m, Version: v, Builds: []gobuild.Group{{Packages: []string{m + "/cmd/containerd-fuse-overlayfs-grpc"}, CGO: true}}}, nil
+		}},
 	} {
 		version, err := l.base.Arg(c.arg)
 		if err != nil {
 			return nil, "", err
 		}
-		args := []arg{lit(version)}
-		if c.name == "containerd" {
-			tags, err := l.base.Arg("BUILDTAGS")
-			if err != nil {
-				return nil, "", err
-			}
-			args = append(args, lit(tags))
+		spec, err := c.spec(version)
+		if err != nil {
+			return nil, "", err
 		}
-		if c.name == "runc" {
-			if err := l.ensureHostPackages(ctx, "libseccomp-dev", "pkg-config"); err != nil {
-				return nil, "", err
-			}
-		}
-		components[c.name] = l.entry("bin/"+c.name, version, recipe{scripts: recipeScripts, fn: c.fn, args: args}, nil)
+		components[c.name] = l.goBinary(c.name, version, spec, nil)
 		if _, err := l.ensure(ctx, components[c.name]); err != nil {
 			return nil, "", err
 		}
@@ -272,32 +362,38 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 		return nil, "", err
 	}
 	proxyBaseName := fmt.Sprintf("%s/proxy-base:%s", l.prefix, l.debianSuite)
-	proxyBaseEntry := imageEntry(l.entry("images", "proxy-base", recipe{scripts: recipeScripts, fn: "build_proxy_base_image", args: []arg{l.entryPath(proxyRootfs), lit(proxyBaseName)}}, nil))
+	proxyBaseEntry := imageEntry(recipeEntry(l, "images", "proxy-base", "images",
+		images.DebianBaseSpec{Rootfs: l.entryIn(proxyRootfs, "rootfs.tar").hp(), Name: proxyBaseName},
+		map[string]in{"rootfs": l.entryIn(proxyRootfs)}, images.DebianBase))
 	if _, err := l.ensure(ctx, proxyBaseEntry); err != nil {
 		return nil, "", err
 	}
-	proxyBase := path(proxyBaseName, graph.Ref{Entry: proxyBaseEntry})
+	// the base as its entry named it (the entry is the input)
+	proxyBase := pathOf(proxyBaseName, graph.Ref{Entry: proxyBaseEntry})
 
-	ca := l.goEntry("certs", "mirror-ca", map[string]graph.Input{"mirror": graph.File(filepath.Join(l.helpers, "mirror"))}, func(ctx context.Context, out string) error {
-		_, err := output(ctx, "", nil, filepath.Join(l.helpers, "mirror"), "ca", "--dir", out)
+	mirrorBin := l.helper("mirror")
+	ca := l.goEntry("certs", "mirror-ca", map[string]graph.Input{"mirror": mirrorBin.input}, func(ctx context.Context, out string) error {
+		_, err := output(ctx, "", nil, mirrorBin.path, "ca", "--dir", out)
 		return err
 	})
 	if _, err := l.ensure(ctx, ca); err != nil {
 		return nil, "", err
 	}
-	kindBase := imageEntry(l.entry("images", "kind-base", recipe{scripts: recipeScripts, fn: "build_kind_base_image", args: []arg{
-		path(filepath.Join(l.kindDir, "images", "base"), graph.Module{Path: "sigs.k8s.io/kind", Version: l.kindVersion}),
-		l.entryPath(kindRootfs),
-		l.paths(components["containerd"], components["runc"], components["crictl"], components["cni-plugins"], components["fuse-overlayfs"]),
-		lit(fmt.Sprintf("%s/base:%s", l.prefix, l.baseSuite)),
-		l.entryPath(ca, "ca.pem"),
-	}}, nil))
+	kindBaseDir := pathOf(filepath.Join(l.kindDir, "images", "base"), graph.Module{Path: "sigs.k8s.io/kind", Version: l.kindVersion})
+	baseSpec := kindbase.Spec{KindBase: kindBaseDir.hp(), Rootfs: l.entryIn(kindRootfs, "rootfs.tar").hp(), CA: l.entryIn(ca, "ca.pem").hp(),
+		Name: fmt.Sprintf("%s/base:%s", l.prefix, l.baseSuite)}
+	baseIns := map[string]in{"kind": kindBaseDir, "rootfs": l.entryIn(kindRootfs), "ca": l.entryIn(ca)}
+	for name, p := range map[string]*host.Path{"containerd": &baseSpec.Containerd, "runc": &baseSpec.Runc, "crictl": &baseSpec.Crictl, "cni-plugins": &baseSpec.CNI, "fuse-overlayfs": &baseSpec.Fuse} {
+		baseIns[name] = l.entryIn(components[name])
+		*p = baseIns[name].hp()
+	}
+	kindBase := imageEntry(recipeEntry(l, "images", "kind-base", "kindbase", baseSpec, baseIns, kindbase.Build))
 	if _, err := l.ensure(ctx, kindBase); err != nil {
 		return nil, "", err
 	}
 
 	canaryImage := l.prefix + "/canary:v1"
-	canary := l.staticImage(helper("canary"), `["/canary"]`, `["serve"]`, canaryImage)
+	canary := l.staticImage(l.helper("canary"), []string{"/canary"}, []string{"serve"}, canaryImage)
 	canary.Name = "canary_v1"
 	canaryDir, err := l.ensure(ctx, canary)
 	if err != nil {
@@ -311,30 +407,30 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	}
 
 	// the add-on images under the names kind's manifests use
-	nodeimage := filepath.Join(l.kindDir, "pkg", "build", "nodeimage")
-	kindnetdName, err := kindrecipe.GoConst(filepath.Join(nodeimage, "const_cni.go"), "kindnetdImage")
+	nodeimageDir := filepath.Join(l.kindDir, "pkg", "build", "nodeimage")
+	kindnetdName, err := kindrecipe.GoConst(filepath.Join(nodeimageDir, "const_cni.go"), "kindnetdImage")
 	if err != nil {
 		return nil, "", err
 	}
-	kindnetd := l.debianTool(entryName(kindnetdName), helper("kindnetd"), `["/usr/local/bin/kindnetd"]`, "[]", kindnetdName, proxyBase)
-	lppBin := l.entry("bin/local-path-provisioner", l.lppVersion, recipe{scripts: recipeScripts, fn: "build_local_path_provisioner", args: []arg{lit(l.lppVersion)}}, nil)
+	kindnetd := l.debianTool(entryName(kindnetdName), l.helper("kindnetd"), []string{"/usr/local/bin/kindnetd"}, nil, kindnetdName, proxyBase)
+	lppModule := "github.com/rancher/local-path-provisioner"
+	lppBin := l.goBinary("local-path-provisioner", l.lppVersion, gobuild.Spec{Module: lppModule, Version: l.lppVersion,
+		LDFlags: "-X main.VERSION=" + l.lppVersion, Builds: []gobuild.Group{{Packages: []string{lppModule}}}}, nil)
 	if _, err := l.ensure(ctx, lppBin); err != nil {
 		return nil, "", err
 	}
-	lppName, err := kindrecipe.GoConst(filepath.Join(nodeimage, "const_storage.go"), "storageProvisionerImage")
+	lppName, err := kindrecipe.GoConst(filepath.Join(nodeimageDir, "const_storage.go"), "storageProvisionerImage")
 	if err != nil {
 		return nil, "", err
 	}
-	lpp := l.staticImage(l.entryPath(lppBin, "local-path-provisioner"), "[]", `["/usr/local/bin/local-path-provisioner"]`, lppName)
-	helperName, err := kindrecipe.GoConst(filepath.Join(nodeimage, "const_storage.go"), "storageHelperImage")
+	lpp := l.staticImage(l.entryIn(lppBin, "local-path-provisioner"), nil, []string{"/usr/local/bin/local-path-provisioner"}, lppName)
+	helperName, err := kindrecipe.GoConst(filepath.Join(nodeimageDir, "const_storage.go"), "storageHelperImage")
 	if err != nil {
 		return nil, "", err
 	}
-	if err := l.ensureHostPackages(ctx, "busybox-static"); err != nil {
-		return nil, "", err
-	}
-	lppHelper := l.entry("images", entryName(helperName), recipe{scripts: recipeScripts, fn: "build_local_path_helper_tar", args: []arg{lit(helperName)}},
-		map[string]graph.Input{"busybox": graph.File("/bin/busybox")})
+	busybox := file("/bin/busybox")
+	lppHelper := recipeEntry(l, "images", entryName(helperName), "images", images.StorageHelperSpec{Busybox: busybox.hp(), Name: helperName},
+		map[string]in{"busybox": busybox}, images.StorageHelper)
 	for _, e := range []*graph.Entry{kindnetd, lpp, lppHelper} {
 		if _, err := l.ensure(ctx, e); err != nil {
 			return nil, "", err
@@ -347,8 +443,9 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if _, err := l.ensure(ctx, suite); err != nil {
 		return nil, "", err
 	}
-	testImages := l.entry("images", "test-images-"+l.to, recipe{scripts: recipeScripts, fn: "build_test_images", args: []arg{l.entryPath(suite)},
-		env: map[string]arg{"PROXY_BASE_IMAGE": proxyBase}}, map[string]graph.Input{"busybox": graph.File("/bin/busybox")})
+	testImages := recipeEntry(l, "images", "test-images-"+l.to, "images",
+		images.TestImagesSpec{Base: proxyBase.path, Suite: l.entryIn(suite).hp(), Busybox: busybox.hp(), Prefix: l.prefix},
+		map[string]in{"base": proxyBase, "suite": l.entryIn(suite), "busybox": busybox}, images.TestImages)
 	if _, err := l.ensure(ctx, testImages); err != nil {
 		return nil, "", err
 	}
@@ -358,8 +455,9 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	envoy := imageEntry(l.entry("images", strings.ReplaceAll(entryName(envoyName), ":", "_"), recipe{scripts: recipeScripts, fn: "build_envoy_image",
-		args: []arg{helper("envoy"), lit(envoyName)}, env: map[string]arg{"PROXY_BASE_IMAGE": proxyBase}}, nil))
+	envoy := imageEntry(recipeEntry(l, "images", strings.ReplaceAll(entryName(envoyName), ":", "_"), "images",
+		images.LoadBalancerSpec{Base: proxyBase.path, Name: envoyName, Bin: l.helper("envoy").hp()},
+		map[string]in{"base": proxyBase, "bin": l.helper("envoy")}, images.LoadBalancer))
 	if _, err := l.ensure(ctx, envoy); err != nil {
 		return nil, "", err
 	}
@@ -370,31 +468,43 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	sandbox := l.staticImage(helper("pause"), `["/pause"]`, "[]", l.base.SandboxImage)
+	sandbox := l.staticImage(l.helper("pause"), []string{"/pause"}, nil, l.base.SandboxImage)
 	if _, err := l.ensure(ctx, sandbox); err != nil {
 		return nil, "", err
 	}
-	kindTool := path(l.kind, graph.Tool{Name: "kind", Command: []string{l.kind, "version"}})
+	kindTool := pathOf(l.kind, graph.Tool{Name: "kind", Command: []string{l.kind, "version"}})
+	archives := func(name string, entries ...*graph.Entry) *graph.Entry {
+		declared := map[string]in{}
+		spec := layout.ArchivesSpec{Entries: l.entryIns(declared, "image", entries...)}
+		return recipeEntry(l, "artifacts", name, "layout", spec, declared, layout.Archives)
+	}
+	release := func(v string, vi *versionImages) *graph.Entry {
+		declared := map[string]in{"kubernetes": l.entryIn(vi.kube)}
+		spec := layout.ReleaseSpec{Version: v, Kube: l.entryIn(vi.kube).hp(), ControlPlane: l.entryIns(declared, "image", vi.controlPlane...)}
+		return recipeEntry(l, "artifacts", "release-"+v, "layout", spec, declared, layout.Release)
+	}
 	nodeImage := func(v string, vi *versionImages) (*graph.Entry, *graph.Entry, error) {
-		archives := l.entry("artifacts", "mirror-"+v, recipe{scripts: recipeScripts, fn: "build_mirror_archives",
-			args: []arg{l.entryPath(vi.etcd), l.entryPath(vi.coredns), l.entryPath(sandbox), l.entryPath(kindnetd), l.entryPath(lpp), l.entryPath(lppHelper)}}, nil)
-		release := l.entry("artifacts", "release-"+v, recipe{scripts: recipeScripts, fn: "build_release_tarball",
-			args: []arg{lit(v), l.entryPath(vi.kube), l.paths(vi.controlPlane...)}}, nil)
-		node := imageEntry(l.entry("images", "node-"+v, recipe{scripts: recipeScripts, fn: "build_kind_node_image",
-			args: []arg{l.entryPath(release, "kubernetes-server-linux-amd64.tar.gz"), l.entryPath(kindBase), lit(fmt.Sprintf("%s/node:%s", l.prefix, v)), l.entryPath(archives), l.entryPath(ca)},
-			env:  map[string]arg{"KIND": kindTool, "MIRROR_BIN": helper("mirror")}}, nil))
-		for _, e := range []*graph.Entry{archives, release, node} {
+		mirrored := archives("mirror-"+v, vi.etcd, vi.coredns, sandbox, kindnetd, lpp, lppHelper)
+		rel := release(v, vi)
+		node := imageEntry(recipeEntry(l, "images", "node-"+v, "nodeimage", nodeimage.Spec{
+			Kind: kindTool.hp(), Tarball: l.entryIn(rel, "kubernetes-server-linux-amd64.tar.gz").hp(),
+			Base: baseSpec.Name, Name: fmt.Sprintf("%s/node:%s", l.prefix, v),
+			Archives: l.entryIn(mirrored).hp(), CA: l.entryIn(ca).hp(), MirrorBin: mirrorBin.hp(), Mirror: l.prefix + "-mirror",
+		}, map[string]in{"kind": kindTool, "release": l.entryIn(rel), "base": l.entryIn(kindBase), "archives": l.entryIn(mirrored), "ca": l.entryIn(ca), "mirror": mirrorBin},
+			nodeimage.Build))
+		for _, e := range []*graph.Entry{mirrored, rel, node} {
 			if _, err := l.ensure(ctx, e); err != nil {
 				return nil, nil, err
 			}
 		}
-		return release, node, nil
+		return rel, node, nil
 	}
 	fromRelease, fromNode, err := nodeImage(l.from, from)
 	if err != nil {
 		return nil, "", err
 	}
-	downgrade := l.entry("artifacts", "binaries-"+l.from, recipe{scripts: recipeScripts, fn: "build_binaries_dir", args: []arg{l.entryPath(kube[l.from])}}, nil)
+	downgrade := recipeEntry(l, "artifacts", "binaries-"+l.from, "layout", layout.BinariesSpec{Kube: l.entryIn(kube[l.from]).hp()},
+		map[string]in{"kubernetes": l.entryIn(kube[l.from])}, layout.Binaries)
 	if _, err := l.ensure(ctx, downgrade); err != nil {
 		return nil, "", err
 	}
@@ -407,17 +517,22 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	unlessSame := func(fromImage, toImage string, e *graph.Entry) arg {
+	dirIns := map[string]in{"kubernetes": l.entryIn(kube[l.to])}
+	dirSpec := layout.ImageDirSpec{Version: l.to, Kube: l.entryIn(kube[l.to]).hp(), ControlPlane: l.entryIns(dirIns, "image", to.controlPlane...)}
+	unlessSame := func(fromImage, toImage string, e *graph.Entry, name string) host.Path {
 		if fromImage == toImage {
-			return lit("")
+			return ""
 		}
-		return l.entryPath(e)
+		dirIns[name] = l.entryIn(e)
+		return dirIns[name].hp()
 	}
-	imageDir := l.entry("artifacts", l.to+"-from-"+l.from, recipe{scripts: recipeScripts, fn: "build_image_dir", args: []arg{
-		lit(l.to), l.entryPath(kube[l.to]), l.paths(to.controlPlane...),
-		unlessSame(from.etcdImage, to.etcdImage, to.etcd), unlessSame(from.corednsImage, to.corednsImage, to.coredns), unlessSame(l.base.SandboxImage, to.pauseImage, to.pause),
-	}}, nil)
-	tree := l.entry("artifacts", "tree-"+l.to, recipe{scripts: recipeScripts, fn: "build_kube_tree", args: []arg{l.entryPath(kube[l.to]), l.paths(to.controlPlane...), l.entryPath(to.pause)}}, nil)
+	dirSpec.Etcd = unlessSame(from.etcdImage, to.etcdImage, to.etcd, "etcd")
+	dirSpec.CoreDNS = unlessSame(from.corednsImage, to.corednsImage, to.coredns, "coredns")
+	dirSpec.Pause = unlessSame(l.base.SandboxImage, to.pauseImage, to.pause, "pause")
+	imageDir := recipeEntry(l, "artifacts", l.to+"-from-"+l.from, "layout", dirSpec, dirIns, layout.ImageDir)
+	treeIns := map[string]in{"kubernetes": l.entryIn(kube[l.to]), "pause": l.entryIn(to.pause)}
+	tree := recipeEntry(l, "artifacts", "tree-"+l.to, "layout", layout.TreeSpec{Kube: l.entryIn(kube[l.to]).hp(),
+		ControlPlane: l.entryIns(treeIns, "image", to.controlPlane...), Pause: l.entryIn(to.pause).hp()}, treeIns, layout.Tree)
 	for _, e := range []*graph.Entry{imageDir, tree} {
 		if _, err := l.ensure(ctx, e); err != nil {
 			return nil, "", err
@@ -431,11 +546,12 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	extras := l.entry("artifacts", "extras-"+l.to, recipe{scripts: recipeScripts, fn: "build_mirror_archives", args: []arg{l.entryPath(to.pause)}}, nil)
+	extras := archives("extras-"+l.to, to.pause)
 	// What a registry serves to the nodes of the e2e cluster that pulls
 	// through the mirror: the target's etcd, CoreDNS and kubeadm's pause.
-	mirrorImage := imageEntry(l.entry("images", "mirror", recipe{scripts: recipeScripts, fn: "build_mirror_image", args: []arg{helper("mirror")}}, nil))
-	pull := l.entry("artifacts", "pull-"+l.to, recipe{scripts: recipeScripts, fn: "build_mirror_archives", args: []arg{l.entryPath(to.etcd), l.entryPath(to.coredns), l.entryPath(to.pause)}}, nil)
+	mirrorImage := imageEntry(recipeEntry(l, "images", "mirror", "nodeimage", nodeimage.MirrorSpec{Bin: mirrorBin.hp(), Name: l.prefix + "/registry-mirror:v1"},
+		map[string]in{"bin": mirrorBin}, nodeimage.Mirror))
+	pull := archives("pull-"+l.to, to.etcd, to.coredns, to.pause)
 	for _, e := range []*graph.Entry{extras, mirrorImage, pull} {
 		if _, err := l.ensure(ctx, e); err != nil {
 			return nil, "", err

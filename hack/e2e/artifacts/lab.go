@@ -31,12 +31,6 @@ import (
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/kindrecipe"
 )
 
-// the recipe scripts: Kubernetes' alone, and the rest's
-var (
-	kubeScripts   = script{"lib.sh", "build-kubernetes.sh"}
-	recipeScripts = script{"lib.sh", "recipes.sh", "build-base.sh", "build-node.sh", "build-envoy.sh"}
-)
-
 // goEnv is the environment of every Go build of the lab.
 var goEnv = []string{"GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64", "GOFLAGS=-mod=mod"}
 
@@ -191,8 +185,8 @@ func (l *lab) lockFree(name string) bool {
 }
 
 // cleanupLeftovers removes what interrupted runs left in Docker (the
-// mirror, kind's node build containers, temporary base tags) unless a
-// build holds the base or node image's lock.
+// mirror, kind's node build containers) unless a build holds the base or
+// node image's lock.
 func (l *lab) cleanupLeftovers(ctx context.Context) {
 	if !l.lockFree("images_kind-base") || !l.lockFree("images_node-"+l.from) {
 		return
@@ -204,11 +198,6 @@ func (l *lab) cleanupLeftovers(ctx context.Context) {
 			l.logf("removing leftover build container %s", c)
 			_ = exec.CommandContext(ctx, "docker", "rm", "-f", c).Run()
 		}
-	}
-	tags, _ := output(ctx, "", nil, "docker", "images", "--format", "{{.Repository}}:{{.Tag}}", l.prefix+"/kind-base-rootfs")
-	for _, t := range strings.Fields(tags) {
-		l.logf("removing leftover image %s", t)
-		_ = exec.CommandContext(ctx, "docker", "rmi", t).Run()
 	}
 }
 

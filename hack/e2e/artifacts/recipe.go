@@ -17,126 +17,155 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/graph"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/host"
 )
 
-// arg is one argument (or environment value) of a recipe: its text and
-// the inputs it stands for, which join the entry's inputs, so that
-// nothing reaches a recipe undeclared.
-type arg struct {
-	text   string
-	inputs map[string]graph.Input
+// in is something of this machine a recipe reads: where it is and the
+// input that stands for it (a file, a tree, another entry's folder, a
+// module's folder, a tool).
+type in struct {
+	path  string
+	input graph.Input
 }
 
-// lit is a plain value.
-func lit(v string) arg { return arg{text: v, inputs: map[string]graph.Input{"": graph.Value(v)}} }
+// file is a file of this machine, by its content.
+func file(p string) in { return in{path: p, input: graph.File(p)} }
 
-// path is a path the recipe reads, standing for input.
-func path(p string, in graph.Input) arg {
-	return arg{text: p, inputs: map[string]graph.Input{"": in}}
+// pathOf is a path that input stands for.
+func pathOf(p string, input graph.Input) in { return in{path: p, input: input} }
+
+// entryIn is the folder of another entry (or a file in it), by its key.
+func (l *lab) entryIn(e *graph.Entry, rel ...string) in {
+	return in{path: filepath.Join(append([]string{l.store.Path(e)}, rel...)...), input: graph.Ref{Entry: e}}
 }
 
-// file is a file the recipe reads, by its content.
-func file(p string) arg { return path(p, graph.File(p)) }
+// hp is the host.Path of a declared input, for a spec.
+func (i in) hp() host.Path { return host.Path(i.path) }
 
-// entryPath is a path inside another entry (or the entry itself).
-func (l *lab) entryPath(e *graph.Entry, rel ...string) arg {
-	return path(filepath.Join(append([]string{l.store.Path(e)}, rel...)...), graph.Ref{Entry: e})
-}
+// recipesDir is where the recipe packages are, below hack/e2e.
+const recipesDir = "./artifacts/recipes/"
 
-// words joins several args with spaces, as one.
-func words(args ...arg) arg {
-	out := arg{inputs: map[string]graph.Input{}}
-	var texts []string
-	for i, a := range args {
-		texts = append(texts, a.text)
-		for k, in := range a.inputs {
-			out.inputs[fmt.Sprintf("%d%s", i, k)] = in
-		}
+// recipeEntry is an entry that build, a function of the recipe package
+// pkg, makes from spec. Its key is made of the package (every file of the
+// checkout it links, so that editing one recipe rebuilds only the entries
+// it makes), the spec's JSON, the Go toolchain and the declared inputs.
+// A recipe reads the host only through the host.Paths of its spec, and
+// each must lie in a declared input: recipeEntry panics on one that does
+// not (a mistake in this program, caught by the first run of any test).
+func recipeEntry[S any](l *lab, group, name, pkg string, spec S, declared map[string]in, build func(context.Context, string, S) error) *graph.Entry {
+	if err := covered(spec, declared); err != nil {
+		panic(fmt.Sprintf("entry %s/%s: %v", group, name, err))
 	}
-	out.text = strings.Join(texts, " ")
-	return out
-}
-
-// script is a set of recipe scripts: sourced in order, and each an input
-// of every entry they build.
-type script []string
-
-// recipe is a bash recipe: FUNC OUT ARGS... of scripts, with env.
-type recipe struct {
-	scripts script
-	fn      string
-	args    []arg
-	env     map[string]arg
-}
-
-// passThrough are the variables a recipe gets from the caller's
-// environment: where things are (not what they are), so not inputs.
-var passThrough = []string{"PATH", "HOME", "TMPDIR", "LANG", "GOPATH", "GOCACHE", "GOMODCACHE", "GOPROXY", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GOINSECURE", "GOSUMDB", "KIND_UPGRADE_E2E_CACHE", "XDG_CACHE_HOME", "DEBIAN_MIRROR", "DOCKER_HOST"}
-
-// entry makes a cache entry of a bash recipe: its inputs are the scripts,
-// the Go toolchain, the args and env, plus extra.
-func (l *lab) entry(group, name string, r recipe, extra map[string]graph.Input) *graph.Entry {
-	inputs := map[string]graph.Input{"go": graph.GoToolchain(goEnv...), "env E2E_IMAGE_PREFIX": graph.Value(l.prefix)}
-	for i, s := range r.scripts {
-		inputs[fmt.Sprintf("script%d", i)] = graph.File(filepath.Join(l.e2eDir, s))
+	data, err := specJSON(spec, declared)
+	if err != nil {
+		panic(fmt.Sprintf("entry %s/%s: %v", group, name, err))
 	}
-	inputs["recipe"] = graph.Value(r.fn)
-	for i, a := range r.args {
-		for k, in := range a.inputs {
-			inputs[fmt.Sprintf("arg%d%s", i+1, k)] = in
-		}
+	inputs := map[string]graph.Input{
+		"go":     graph.GoToolchain(goEnv...),
+		"recipe": graph.GoPackages{Dir: l.e2eDir, Patterns: []string{recipesDir + pkg}, Env: goEnv},
+		"spec":   graph.Value(data),
 	}
-	for n, a := range r.env {
-		for k, in := range a.inputs {
-			inputs["env "+n+k] = in
-		}
-	}
-	for k, in := range extra {
-		inputs[k] = in
+	for n, d := range declared {
+		inputs["in "+n] = d.input
 	}
 	return &graph.Entry{Group: group, Name: name, Inputs: inputs, Build: func(ctx context.Context, out string) error {
-		return l.run(ctx, r, out)
+		return build(ctx, out, spec)
 	}}
 }
 
-// run runs the recipe with out as its first argument: bash with nounset,
-// the declared scripts sourced, E2E_DIR unset (a recipe reads only what it
-// is given), only the declared environment plus where things are.
-func (l *lab) run(ctx context.Context, r recipe, out string) error {
-	var b strings.Builder
-	b.WriteString("set -o errexit -o nounset -o pipefail\n")
-	for _, s := range r.scripts {
-		fmt.Fprintf(&b, "source %q\n", filepath.Join(l.e2eDir, s))
-		if s == "lib.sh" {
-			b.WriteString("unset E2E_DIR\n")
+// specJSON is the spec's JSON with each declared input's path replaced by
+// the input's name: the key holds what the input is (its own digest), not
+// where it is (a run's helper folder, the module cache, the cache dir).
+func specJSON(spec interface{}, declared map[string]in) ([]byte, error) {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(declared))
+	for n := range declared {
+		if declared[n].path != "" {
+			names = append(names, n)
 		}
 	}
-	b.WriteString("\"$@\"\n")
-	args := []string{"-c", b.String(), "recipe", r.fn, out}
-	for _, a := range r.args {
-		args = append(args, a.text)
+	// longest first: a path inside another input's folder is named by its own
+	sort.Slice(names, func(i, j int) bool {
+		a, b := declared[names[i]].path, declared[names[j]].path
+		return len(a) > len(b) || (len(a) == len(b) && names[i] < names[j])
+	})
+	for _, n := range names {
+		quoted, err := json.Marshal(declared[n].path)
+		if err != nil {
+			return nil, err
+		}
+		data = bytes.ReplaceAll(data, quoted[1:len(quoted)-1], []byte("{in "+n+"}"))
 	}
-	cmd := exec.CommandContext(ctx, "bash", args...)
-	for _, k := range passThrough {
-		if v, ok := os.LookupEnv(k); ok {
-			cmd.Env = append(cmd.Env, k+"="+v)
+	return data, nil
+}
+
+// covered checks that every host.Path in spec lies in a declared input.
+func covered(spec interface{}, declared map[string]in) error {
+	var bad []string
+	for _, p := range hostPaths(reflect.ValueOf(spec)) {
+		ok := false
+		for _, d := range declared {
+			if d.path != "" && (string(p) == d.path || strings.HasPrefix(string(p), strings.TrimSuffix(d.path, "/")+"/")) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			bad = append(bad, string(p))
 		}
 	}
-	cmd.Env = append(cmd.Env, "E2E_IMAGE_PREFIX="+l.prefix)
-	for k, a := range r.env {
-		cmd.Env = append(cmd.Env, k+"="+a.text)
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("the spec reads %s, which no declared input covers", strings.Join(bad, ", "))
 	}
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w", r.fn, err)
+	return nil
+}
+
+var hostPathType = reflect.TypeOf(host.Path(""))
+
+// hostPaths are the non-empty host.Paths in v (fields, slices, maps,
+// pointers).
+func hostPaths(v reflect.Value) []host.Path {
+	switch v.Kind() {
+	case reflect.String:
+		if v.Type() == hostPathType && v.String() != "" {
+			return []host.Path{host.Path(v.String())}
+		}
+	case reflect.Ptr, reflect.Interface:
+		if !v.IsNil() {
+			return hostPaths(v.Elem())
+		}
+	case reflect.Struct:
+		var out []host.Path
+		for i := 0; i < v.NumField(); i++ {
+			out = append(out, hostPaths(v.Field(i))...)
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		var out []host.Path
+		for i := 0; i < v.Len(); i++ {
+			out = append(out, hostPaths(v.Index(i))...)
+		}
+		return out
+	case reflect.Map:
+		var out []host.Path
+		for _, k := range v.MapKeys() {
+			out = append(out, hostPaths(v.MapIndex(k))...)
+		}
+		return out
 	}
 	return nil
 }

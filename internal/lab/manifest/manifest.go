@@ -134,17 +134,6 @@ func (m *Manifest) UnchangedImages() []string {
 // Pair names the version pair: "v1.36.3-to-v1.37.2".
 func (m *Manifest) Pair() string { return m.From + "-to-" + m.To }
 
-// Fields builds a manifest from its JSON field names, as the artifact build
-// knows them, checking it as Parse does: an unknown name or a missing
-// field is refused.
-func Fields(fields map[string]string) (*Manifest, error) {
-	data, err := json.Marshal(fields)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data)
-}
-
 // Check refuses a manifest with a field unset, as Parse does.
 func (m *Manifest) Check() error {
 	data, err := json.Marshal(m)

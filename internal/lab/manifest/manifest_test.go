@@ -101,7 +101,7 @@ func TestWriteWritesWhatLoadReads(t *testing.T) {
 	if err := json.Unmarshal([]byte(written), &fields); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Fields(fields)
+	m, err := Parse([]byte(written))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,11 @@ func TestWriteWritesWhatLoadReads(t *testing.T) {
 	}
 	delete(fields, "kubectl")
 	fields["hostKubectl"] = "/x"
-	if _, err := Fields(fields); err == nil || !strings.Contains(err.Error(), "unknown field") {
-		t.Errorf("Fields with a misspelt name: err = %v, want an unknown field", err)
+	misspelt, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(misspelt); err == nil || !strings.Contains(err.Error(), "unknown field") {
+		t.Errorf("Parse with a misspelt name: err = %v, want an unknown field", err)
 	}
 }

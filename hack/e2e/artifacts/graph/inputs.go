@@ -254,11 +254,13 @@ type goPackage struct {
 
 // Resolve digests what it is now.
 func (p GoPackages) Resolve(ctx context.Context, g *Graph) (string, error) {
-	lines, err := p.Lines(ctx)
-	if err != nil {
-		return "", err
-	}
-	return digest(lines...), nil
+	return g.memo("go-packages "+p.String()+" "+strings.Join(p.Env, " "), func() (string, error) {
+		lines, err := p.Lines(ctx)
+		if err != nil {
+			return "", err
+		}
+		return digest(lines...), nil
+	})
 }
 
 // Lines are what the digest is made of, sorted: "module PATH@VERSION" for
