@@ -31,10 +31,10 @@ func TestUpgradeStepIDsArePinned(t *testing.T) {
 	t.Parallel()
 	want := []string{
 		"preflight/nodes", "preflight/source", "preflight/binaries", "preflight/kubeadm-lock", "preflight/cluster",
-		"preflight/kubeadm-probe", "preflight/version-skew", "preflight/host", "preflight/drains",
+		"preflight/kubeadm-probe", "preflight/kubeadm-config", "preflight/version-skew", "preflight/host", "preflight/drains",
 		"preflight/images", "preflight/disk", "preflight/phases",
-		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/import", "load-artifacts/pull", "load-artifacts/pin",
-		"control-plane/kubeadm-upgrade-apply", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
+		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/patches", "load-artifacts/import", "load-artifacts/pull", "load-artifacts/pin",
+		"control-plane/kubeadm-config", "control-plane/kubeadm-upgrade-apply", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
 		"kubelets/kubeadm-upgrade-node", "kubelets/drain", "kubelets/install", "kubelets/restart",
 		"kubelets/wait-ready", "kubelets/wait-settled", "kubelets/uncordon", "kubelets/write-version",
 		"verify/server-version", "verify/control-plane-pods", "verify/nodes", "verify/workloads",

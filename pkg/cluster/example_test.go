@@ -38,7 +38,8 @@ func ExampleUpgrade() {
 	// Output: UpgradeWithImageDir ./kubernetes/server/bin does not exist: give the folder (or release tarball) holding the target Kubernetes version's kubeadm, kubelet, kubectl and images
 }
 
-// The phases of an upgrade, in order; all but preflight can be skipped.
+// The phases of an upgrade, in order, each followed by its parts
+// UpgradeWithSkipPhases also names; all but preflight can be skipped.
 func ExampleUpgradePhases() {
 	for _, p := range cluster.UpgradePhases() {
 		fmt.Println(p.Name, p.Skippable)
@@ -47,6 +48,7 @@ func ExampleUpgradePhases() {
 	// preflight false
 	// load-artifacts true
 	// control-plane true
+	// control-plane/kube-proxy true
 	// kubelets true
 	// verify true
 }

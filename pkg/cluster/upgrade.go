@@ -104,7 +104,10 @@ func UpgradeWithDryRun(dryRun bool) UpgradeOption {
 	})
 }
 
-// UpgradeWithSkipPhases skips the named phases (see UpgradePhases).
+// UpgradeWithSkipPhases skips the named phases (see UpgradePhases), or
+// parts of them: "control-plane/kube-proxy" leaves kube-proxy at its
+// version (kubeadm's addon/kube-proxy phase is skipped; kube-proxy may be
+// up to 3 minor versions older than the API server).
 func UpgradeWithSkipPhases(phases ...string) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
 		o.SkipPhases = append(o.SkipPhases, phases...)
@@ -148,6 +151,57 @@ func UpgradeWithParallelWorkers(n int) UpgradeOption {
 func UpgradeWithForce(force bool) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
 		o.Force = force
+		return nil
+	})
+}
+
+// UpgradeEmulationNone is the UpgradeWithEmulatedVersion (and
+// --emulated-version) that removes the emulation.
+const UpgradeEmulationNone = options.EmulationNone
+
+// UpgradeWithEmulatedVersion makes kube-apiserver, kube-controller-manager
+// and kube-scheduler emulate version ("1.36": the target's minor version
+// or up to 3 before it, never below 1.31), or emulate none with
+// UpgradeEmulationNone. It goes through kubeadm's own configuration: the
+// extraArgs of the ClusterConfiguration in the kubeadm-config ConfigMap,
+// which every later kubeadm upgrade keeps; other fields are left as they
+// are. Preflight refuses a version the target's binaries refuse. On a
+// cluster that already runs the target, a changed emulation re-applies the
+// control plane with kubeadm at the same version, node by node; the
+// kubelets are left alone. Unset (or ""), the cluster's emulation is kept.
+func UpgradeWithEmulatedVersion(version string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.EmulatedVersion = version
+		return nil
+	})
+}
+
+// UpgradeWithEmulationForwardCompatible sets (true) or removes (false)
+// kube-apiserver's --emulation-forward-compatible, which it accepts from
+// v1.33 while it emulates an older version, through kubeadm's
+// configuration as UpgradeWithEmulatedVersion does. Unset, the cluster's
+// is kept while the emulation stays older than the target, and removed
+// with the emulation.
+func UpgradeWithEmulationForwardCompatible(on bool) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.EmulationForwardCompatible = &on
+		return nil
+	})
+}
+
+// UpgradeWithPatches hands kubeadm a folder of patches (kubeadm's
+// --patches, as kubeadm and kinder accept it) for every kubeadm upgrade
+// apply and node of the upgrade: files named
+// <target>[suffix][+json|+merge|+strategic].{json,yaml}, target one of
+// etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+// kubeletconfiguration, corednsdeployment, and from v1.37
+// kubeproxydaemonset. They are copied to the nodes first. Preflight
+// refuses a folder kubeadm would read no patch from, or would refuse.
+// kubeadm keeps no patches: give them to every upgrade that renders the
+// control plane.
+func UpgradeWithPatches(dir string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Patches = dir
 		return nil
 	})
 }
@@ -219,7 +273,9 @@ type UpgradePhase struct {
 	Skippable bool
 }
 
-// UpgradePhases lists Upgrade's phases in the order they run.
+// UpgradePhases lists Upgrade's phases in the order they run, each
+// followed by its parts ("<phase>/<part>") UpgradeWithSkipPhases also
+// names.
 func UpgradePhases() []UpgradePhase {
 	var out []UpgradePhase
 	for _, p := range upgrade.Phases() {

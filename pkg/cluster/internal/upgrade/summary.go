@@ -24,6 +24,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 )
 
 // summary is the closing line of a run that changed the cluster: what it
@@ -54,12 +55,27 @@ func summary(st *actions.State, opts options.Upgrade) string {
 			notes = append(notes, p.skippedNote)
 		}
 	}
+	if b := kubeProxyBehind(st, opts); b != "" {
+		behind = append(behind, b)
+	}
+	config := ""
+	for _, c := range st.ConfigChanges {
+		config += " kubeadm configuration: " + c.String() + "."
+	}
+	if st.ControlPlaneOnly {
+		msg := "Re-applied the control plane at " + st.Target + " for its new emulation (the kubelets already ran it)." + config
+		for _, note := range notes {
+			msg += " " + note
+		}
+		return msg
+	}
 	if len(behind) == 0 {
 		msg := "Upgraded the cluster from " + st.From + " to " + st.Target + "."
 		if st.From == st.Target {
 			// a run that finished what an earlier one started
 			msg = "Upgraded the cluster to " + st.Target + " (its control plane already ran it)."
 		}
+		msg += config
 		for _, note := range notes {
 			msg += " " + note
 		}
@@ -82,7 +98,30 @@ func summary(st *actions.State, opts options.Upgrade) string {
 	if imageDir != "" {
 		finish += " --image-dir " + shellescape.Quote(imageDir)
 	}
+	if opts.Patches != "" {
+		// kubeadm keeps no patches: every run that renders the control
+		// plane must hand them again
+		finish += " --patches " + shellescape.Quote(opts.Patches)
+	}
 	return did + ". Still older: " + strings.Join(behind, "; ") + ". To finish, run without --skip-phases: " + finish
+}
+
+// kubeProxyBehind is what leaving kube-proxy at its version left older,
+// when the control plane was upgraded.
+func kubeProxyBehind(st *actions.State, opts options.Upgrade) string {
+	if !st.LeavesKubeProxy || opts.Skips(actions.PhaseControlPlane) || st.KubeProxy == nil || plan.SameRelease(st.KubeProxy, st.TargetVersion) {
+		return ""
+	}
+	return "kube-proxy (v" + st.KubeProxy.String() + ")"
+}
+
+// kubeletsUnneeded says why the kubelets phase has nothing to do: the run
+// only re-applies the control plane.
+func kubeletsUnneeded(st *actions.State) string {
+	if st.ControlPlaneOnly {
+		return "every kubelet already runs " + st.Target
+	}
+	return ""
 }
 
 // controlPlaneBehind is what a skipped control-plane phase leaves older.

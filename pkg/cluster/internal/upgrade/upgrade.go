@@ -74,6 +74,12 @@ type phase struct {
 	// skip when nothing is behind.
 	behind      func(st *actions.State) string
 	skippedNote string
+	// unneeded says, when the plan leaves the phase nothing to do, why
+	// ("" when it has work): the phase is then reported skipped.
+	unneeded func(st *actions.State) string
+	// parts are the parts of the phase --skip-phases also names
+	// ("<phase>/<part>"); the phase reads the choice from the state.
+	parts []Phase
 }
 
 // workflow is the ordered list of phases.
@@ -90,18 +96,22 @@ var workflow = []phase{
 		done:             "loaded the %s binaries and images into the nodes",
 	},
 	{
-		Phase:  Phase{controlplane.Phase, "kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true},
+		Phase:  Phase{controlplane.Phase, "write the emulation asked for into kubeadm's configuration, then kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true},
 		action: controlplane.NewAction(),
 		steps:  controlplane.Steps,
 		done:   "upgraded the control plane to %s",
 		behind: controlPlaneBehind,
+		parts: []Phase{
+			{actions.PhaseKubeProxy, "kubeadm's addon/kube-proxy phase: skipped, kube-proxy stays at its version (at most 3 minor versions behind the API server)", true},
+		},
 	},
 	{
-		Phase:  Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
-		action: kubelets.NewAction(),
-		steps:  kubelets.Steps,
-		done:   "upgraded the kubelets to %s",
-		behind: kubeletsBehind,
+		Phase:    Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
+		action:   kubelets.NewAction(),
+		steps:    kubelets.Steps,
+		done:     "upgraded the kubelets to %s",
+		behind:   kubeletsBehind,
+		unneeded: kubeletsUnneeded,
 	},
 	{
 		Phase:       Phase{verify.Phase, "check that the control plane, kube-system and (unless kubelets is skipped) every node run the target version", true},
@@ -111,11 +121,13 @@ var workflow = []phase{
 	},
 }
 
-// Phases lists the workflow's phases in the order they run.
+// Phases lists the workflow's phases in the order they run, each followed
+// by its parts ("<phase>/<part>") that --skip-phases also names.
 func Phases() []Phase {
 	out := make([]Phase, 0, len(workflow))
 	for _, p := range workflow {
 		out = append(out, p.Phase)
+		out = append(out, p.parts...)
 	}
 	return out
 }
@@ -282,6 +294,11 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 			if opts.Skips(p.Name) {
 				return true, opts.Name(options.SkipPhases), nil
 			}
+			if p.unneeded != nil {
+				if why := p.unneeded(ctx.State); why != "" {
+					return true, why, nil
+				}
+			}
 			return false, "", p.action.Execute(ctx)
 		}); err != nil {
 			return false, "", err
@@ -327,9 +344,12 @@ func closingLines(ctx *actions.Context, opts Options, start time.Time) {
 // writePlan prints what the upgrade would do.
 func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 	st, skipped := ctx.State, ctx.Options.Skips
-	p := &plan.Plan{From: st.From, To: st.Target, Source: ctx.Source.Name(), Images: st.Images}
+	p := &plan.Plan{From: st.From, To: st.Target, Source: ctx.Source.Name(), Images: st.Images, KubeadmConfig: st.ConfigChanges, ControlPlaneOnly: st.ControlPlaneOnly}
 	p.SkippedPhases = append(p.SkippedPhases, opts.SkipPhases...)
 	sort.Strings(p.SkippedPhases)
+	if st.Patches != nil {
+		p.Patches = &plan.Patches{Dir: st.Patches.Dir, NodeDir: st.PatchesDir(), Files: st.Patches.Names()}
+	}
 	for _, n := range st.Ordered() {
 		info := st.Info[n.String()]
 		np := plan.Node{
@@ -344,6 +364,9 @@ func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 		}
 		np.Pull = append(np.Pull, info.Pull...)
 		for _, ph := range workflow {
+			if ph.unneeded != nil && ph.unneeded(st) != "" {
+				continue
+			}
 			if ph.steps != nil && !skipped(ph.Name) {
 				np.Steps = append(np.Steps, actions.StepNames(ph.Name, ph.steps(ctx, n))...)
 			}

@@ -92,6 +92,8 @@ type env struct {
 	imageDir string
 	// image is --image, read through the cluster's fake provider
 	image string
+	// patches is --patches
+	patches string
 }
 
 func newEnv(t *testing.T, controlPlanes, workers int, layout fakenode.Layout) *env {
@@ -109,6 +111,7 @@ func (e *env) options(out *recorder) upgrade.Options {
 			ClusterName:     "kind",
 			ImageDir:        e.imageDir,
 			Image:           e.image,
+			Patches:         e.patches,
 			Wait:            2 * time.Second,
 			PollInterval:    time.Millisecond,
 			ParallelWorkers: 1,
@@ -610,8 +613,10 @@ func snapshotUnchanged(t *testing.T, e *env, fn func()) {
 func TestRefusalsChangeNothing(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name   string
-		setup  func(t *testing.T, e *env)
+		name  string
+		setup func(t *testing.T, e *env)
+		// modify adjusts the run's options
+		modify func(*upgrade.Options)
 		errHas string
 	}{
 		{
@@ -720,14 +725,59 @@ func TestRefusalsChangeNothing(t *testing.T) {
 			setup:  func(t *testing.T, e *env) { e.cluster.Nodes = nil },
 			errHas: "the cluster has no nodes",
 		},
+		{
+			name:   "an emulated version below the target's range",
+			modify: emulating("1.30", false),
+			errHas: "--emulated-version 1.30: kube-apiserver v1.34.4 refuses --emulated-version=1.30: the allowed range is 1.31..1.34 (the target's minor version and the 3 before it, never below 1.31)",
+		},
+		{
+			name:   "an emulated version above the target",
+			modify: emulating("1.35", false),
+			errHas: "the allowed range is 1.31..1.34",
+		},
+		{
+			name:   "forward compatibility without an older emulation",
+			modify: emulating("1.34", true),
+			errHas: "--emulation-forward-compatible=true: kube-apiserver v1.34.4 refuses --emulation-forward-compatible=true unless it emulates an older version",
+		},
+		{
+			name: "an emulation with the control-plane phase skipped",
+			modify: func(o *upgrade.Options) {
+				o.EmulatedVersion = "1.33"
+				o.SkipPhases = []string{"control-plane", "kubelets"}
+			},
+			errHas: "--emulated-version changes the kubeadm configuration of the control plane, which the control-plane phase applies: do not skip it",
+		},
+		{
+			name: "a patches folder kubeadm reads nothing from",
+			setup: func(t *testing.T, e *env) {
+				e.patches = writePatches(t, map[string]string{"README.md": "x", "kube-apiserver.yml": apiServerPatch})
+			},
+			errHas: "holds no patch kubeadm v1.34.4 would read",
+		},
+		{
+			name: "a patch kubeadm would refuse",
+			setup: func(t *testing.T, e *env) {
+				e.patches = writePatches(t, map[string]string{"kube-apiserver+jsonpatch.yaml": apiServerPatch, "etcd+yml.yaml": "{}"})
+			},
+			errHas: "kubeadm v1.34.4 would refuse etcd+yml.yaml: unknown or missing patch type after '+'",
+		},
+		{
+			name:   "kube-proxy left too far behind",
+			setup:  func(t *testing.T, e *env) { e.cluster.KubeProxy = "registry.k8s.io/kube-proxy:v1.30.5" },
+			modify: func(o *upgrade.Options) { o.SkipPhases = []string{"control-plane/kube-proxy"} },
+			errHas: "--skip-phases control-plane/kube-proxy: kube-proxy would stay at v1.30.5 while the API server goes to v1.34.4: kube-proxy may be at most 3 minor versions older than the API server",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, 1, 1, fakenode.Flat)
-			tc.setup(t, e)
+			if tc.setup != nil {
+				tc.setup(t, e)
+			}
 			snapshotUnchanged(t, e, func() {
-				_, err := e.run(nil)
+				_, err := e.run(tc.modify)
 				if err == nil {
 					t.Fatal("the upgrade was not refused")
 				}
@@ -986,8 +1036,8 @@ func TestJSONEvents(t *testing.T) {
 
 // TestEveryStepHasAStableID: every step event carries one of stepid.All's
 // identifiers, of its own phase, and an upgrade of a cluster with every
-// kind of node (several control planes, a worker) goes through every one
-// of them.
+// kind of node (several control planes, a worker), with an emulation and
+// patches, goes through every one of them.
 func TestEveryStepHasAStableID(t *testing.T) {
 	t.Parallel()
 	known := map[stepid.ID]bool{}
@@ -995,7 +1045,8 @@ func TestEveryStepHasAStableID(t *testing.T) {
 		known[id] = true
 	}
 	e := newEnv(t, 2, 1, fakenode.ReleaseTree)
-	rec := mustUpgrade(t, e)
+	e.patches = writePatches(t, map[string]string{"kube-apiserver+json.yaml": apiServerPatch})
+	rec := mustRun(t, e, emulating("1.33", false))
 	seen := map[stepid.ID]bool{}
 	for _, ev := range rec.events {
 		if ev.Kind != report.KindStep {
@@ -1040,6 +1091,7 @@ func significant(c fakenode.Call) bool {
 		return true
 	}
 	return strings.Contains(argv, "kubeadm upgrade") || strings.Contains(argv, "images import") ||
+		(c.Argv[0] == "kubectl" && strings.Contains(argv, " patch configmap ")) ||
 		argv == "systemctl restart kubelet" ||
 		(c.Argv[0] == "kubectl" && (strings.Contains(argv, " drain ") || strings.Contains(argv, " patch node ")))
 }
@@ -1093,34 +1145,42 @@ func TestResumeAfterAFailureAnywhere(t *testing.T) {
 			if got := e.cluster.Snapshot(); got != want {
 				t.Fatalf("the rerun ended elsewhere:\n%s\nwant:\n%s", got, want)
 			}
-			// where the first run failed: the failed step's node, and the
-			// command count when the step started
-			failedNode, failedFrom := "", n1
-			started := map[string]int{}
-			for _, ev := range rec1.events {
-				key := ev.Phase + "/" + ev.Node + "/" + ev.Step
-				if ev.Kind != report.KindStep {
-					continue
-				}
-				if ev.Event.Event == report.EventStarted {
-					started[key] = ev.seq
-				}
-				if ev.Outcome == report.OutcomeFailure && ev.Node != "" && failedNode == "" {
-					failedNode, failedFrom = ev.Node, started[key]
-				}
-			}
-			done := map[string]bool{}
-			for _, c := range e.cluster.Calls[:n1] {
-				if significant(c) && !c.Err && !(c.About == failedNode && c.Seq > failedFrom) {
-					done[c.About+" "+c.Key()] = true
-				}
-			}
-			for _, c := range e.cluster.Calls[n1:] {
-				if significant(c) && done[c.About+" "+c.Key()] {
-					t.Errorf("the rerun repeated finished work: %s", c)
-				}
-			}
+			noRepeatedWork(t, e, rec1, 0, n1)
 		})
+	}
+}
+
+// noRepeatedWork checks that the rerun (the calls from n1 on) repeated no
+// work the failed run (the calls from start to n1, its events rec1)
+// finished.
+func noRepeatedWork(t *testing.T, e *env, rec1 *recorder, start, n1 int) {
+	t.Helper()
+	// where the first run failed: the failed step's node, and the
+	// command count when the step started
+	failedNode, failedFrom := "", n1
+	started := map[string]int{}
+	for _, ev := range rec1.events {
+		key := ev.Phase + "/" + ev.Node + "/" + ev.Step
+		if ev.Kind != report.KindStep {
+			continue
+		}
+		if ev.Event.Event == report.EventStarted {
+			started[key] = ev.seq
+		}
+		if ev.Outcome == report.OutcomeFailure && ev.Node != "" && failedNode == "" {
+			failedNode, failedFrom = ev.Node, started[key]
+		}
+	}
+	done := map[string]bool{}
+	for _, c := range e.cluster.Calls[start:n1] {
+		if significant(c) && !c.Err && !(c.About == failedNode && c.Seq > failedFrom) {
+			done[c.About+" "+c.Key()] = true
+		}
+	}
+	for _, c := range e.cluster.Calls[n1:] {
+		if significant(c) && done[c.About+" "+c.Key()] {
+			t.Errorf("the rerun repeated finished work: %s", c)
+		}
 	}
 }
 

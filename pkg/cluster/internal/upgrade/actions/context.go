@@ -29,8 +29,10 @@ import (
 	"sigs.k8s.io/kind/pkg/log"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/patches"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/source"
 )
@@ -49,6 +51,11 @@ const (
 	PhaseKubelets      = "kubelets"
 	PhaseVerify        = "verify"
 )
+
+// PhaseKubeProxy is the part of the control-plane phase that upgrades
+// kube-proxy (kubeadm's addon/kube-proxy phase): --skip-phases names it to
+// leave kube-proxy at its version.
+const PhaseKubeProxy = PhaseControlPlane + "/kube-proxy"
 
 // InotifyAdvice is the command kind's known-issues page gives for hosts
 // whose inotify limits kind's nodes exhaust (kubelets then die with
@@ -221,8 +228,42 @@ type State struct {
 	NothingToDo bool
 	// UpgradesControlPlane and UpgradesKubelets are preflight's reading
 	// of --skip-phases: whether the control-plane and the kubelets phases
-	// run. Phases read these facts, not each other's names.
+	// run. Phases read these facts, not each other's names. A run that
+	// only re-applies the control plane (ControlPlaneOnly) upgrades no
+	// kubelet.
 	UpgradesControlPlane, UpgradesKubelets bool
+	// EmulationNow are the emulation arguments of the cluster's kubeadm
+	// configuration as preflight read them, Emulation those the upgrade
+	// leaves there (the user's choice applied).
+	EmulationNow, Emulation emulation.Args
+	// EmulationManaged is true when the user asked something of the
+	// emulation or the cluster's configuration sets one: a control-plane
+	// node is then done only when its static pods run with Emulation.
+	EmulationManaged bool
+	// ConfigChanges are how Emulation differs from EmulationNow: the
+	// kubeadm configuration's changes.
+	ConfigChanges []emulation.Change
+	// ControlPlaneOnly is true when every node already runs Target and
+	// only the control plane is to change (its emulation): it is
+	// re-applied with kubeadm at the same version, node by node, and the
+	// kubelets are left alone.
+	ControlPlaneOnly bool
+	// KubeProxy is the version of kube-proxy's image before the upgrade,
+	// nil when the cluster has no kube-proxy or its tag names no version.
+	KubeProxy *semver.Version
+	// LeavesKubeProxy is true when kube-proxy stays at its version
+	// (--skip-phases control-plane/kube-proxy): kubeadm skips its
+	// addon/kube-proxy phase.
+	LeavesKubeProxy bool
+	// Patches are the kubeadm patches handed to kubeadm (--patches), nil
+	// for none.
+	Patches *patches.Set
+}
+
+// PatchesDir is where the patches are staged on the nodes: named by their
+// digest, so that a folder there holds exactly one set of patches.
+func (s *State) PatchesDir() string {
+	return path.Join(StagingRoot, "patches", s.Patches.Digest[:12])
 }
 
 // Ordered returns the nodes in the order the kubelets phase visits them:

@@ -45,6 +45,26 @@ func (c *Context) KubeadmIgnorePreflightErrors() string {
 	return "--ignore-preflight-errors=" + strings.Join(out, ",")
 }
 
+// KubeadmUpgradeArgs are the flags of every `kubeadm upgrade apply` and
+// `kubeadm upgrade node`: the preflight errors to ignore, the phases to
+// skip (addon/kube-proxy when kube-proxy stays at its version) and the
+// patches staged on the nodes.
+func (c *Context) KubeadmUpgradeArgs() []string {
+	args := []string{c.KubeadmIgnorePreflightErrors()}
+	if c.State.LeavesKubeProxy {
+		args = append(args, "--skip-phases="+KubeadmKubeProxyPhase)
+	}
+	if c.State.Patches != nil {
+		args = append(args, "--patches="+c.State.PatchesDir())
+	}
+	return args
+}
+
+// KubeadmKubeProxyPhase is kubeadm's phase of `upgrade apply` and
+// `upgrade node` that upgrades kube-proxy (phases of `upgrade apply` came
+// with kubeadm v1.32).
+const KubeadmKubeProxyPhase = "addon/kube-proxy"
+
 // PullImage pulls image on n through its containerd (crictl: the CRI,
 // with the node's registry configuration and proxy) under ctx; the output
 // is crictl's, for the error.

@@ -84,7 +84,7 @@ func (n *Node) staticPodObjects(withStatus, ready bool) []interface{} {
 		items = append(items, map[string]interface{}{
 			"metadata": map[string]interface{}{"name": component + "-" + n.Name, "labels": map[string]string{"component": component, "tier": "control-plane"},
 				"annotations": map[string]string{"kubernetes.io/config.source": "file"}},
-			"spec":   map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]string{"name": component, "image": image}}},
+			"spec":   map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]interface{}{"name": component, "image": image, "command": n.manifestCommand(component)}}},
 			"status": status,
 		})
 	}
@@ -194,6 +194,27 @@ func (c *Cluster) pods() []interface{} {
 	return items
 }
 
+// versionInfo is the API server's /version: its version and, as a real
+// one reports it, the version it emulates (its own minor version when its
+// command sets none), read from the first control-plane node's manifest.
+func (c *Cluster) versionInfo() map[string]string {
+	own := minor(c.KubernetesVersion)
+	major, minorVersion, _ := strings.Cut(own, ".")
+	info := map[string]string{"gitVersion": c.KubernetesVersion, "major": major, "minor": minorVersion, "emulationMajor": major, "emulationMinor": minorVersion}
+	for _, n := range c.Nodes {
+		if n.manifestImage("kube-apiserver") == "" {
+			continue
+		}
+		for _, arg := range n.manifestCommand("kube-apiserver") {
+			if v, ok := strings.CutPrefix(arg, "--emulated-version="); ok && v != "" {
+				info["emulationMajor"], info["emulationMinor"], _ = strings.Cut(strings.TrimPrefix(v, "kube="), ".")
+			}
+		}
+		break
+	}
+	return info
+}
+
 func (c *Cluster) workloads() []interface{} {
 	nodes := int32(len(c.Nodes))
 	two := int32(2)
@@ -201,7 +222,7 @@ func (c *Cluster) workloads() []interface{} {
 		map[string]interface{}{
 			"kind":     "DaemonSet",
 			"metadata": map[string]interface{}{"name": "kube-proxy", "generation": 2},
-			"spec":     map[string]interface{}{"template": map[string]interface{}{"image": c.KubeProxy}},
+			"spec":     map[string]interface{}{"template": map[string]interface{}{"spec": map[string]interface{}{"containers": []interface{}{map[string]string{"name": "kube-proxy", "image": c.KubeProxy}}}}},
 			"status":   map[string]interface{}{"observedGeneration": 2, "desiredNumberScheduled": nodes, "updatedNumberScheduled": nodes, "numberAvailable": nodes},
 		},
 		map[string]interface{}{

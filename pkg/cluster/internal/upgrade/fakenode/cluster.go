@@ -165,6 +165,9 @@ type Cluster struct {
 	// ConfigAPIVersion is the ClusterConfiguration's apiVersion as kubeadm
 	// stored it (kubeadm.k8s.io/v1beta4 when empty).
 	ConfigAPIVersion string
+	// ExtraArgs are the extraArgs of the ClusterConfiguration's sections
+	// (ArgSections), which kubeadm renders into the static pods' commands.
+	ExtraArgs map[string][]Arg
 	// KubeProxy and CoreDNS are the images of those add-ons.
 	KubeProxy, CoreDNS string
 	// StorageDown makes kind's local-path provisioner unavailable, as when
@@ -297,7 +300,7 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 			n.Files["/etc/kubernetes/admin.conf"] = &File{Content: []byte("admin"), Mode: 0o600}
 			for _, image := range images {
 				if component := imageref.Component(image); isStatic(component) {
-					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
+					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image, nil)), Mode: 0o600}
 				}
 			}
 			if controlPlanes > 1 || workers > 0 {
@@ -324,6 +327,24 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 			suffix = fmt.Sprint(i + 1)
 		}
 		add(name+"-worker"+suffix, constants.WorkerNodeRoleValue)
+	}
+	return c
+}
+
+// CreatedWith makes c as kind creates a cluster whose kubeadmConfigPatches
+// give its ClusterConfiguration extraArgs: kubeadm init rendered them into
+// the control-plane nodes' static pods.
+func (c *Cluster) CreatedWith(extraArgs map[string][]Arg) *Cluster {
+	c.ExtraArgs = extraArgs
+	for _, n := range c.Nodes {
+		if n.NodeRole != constants.ControlPlaneNodeRoleValue {
+			continue
+		}
+		for _, component := range staticPods {
+			if image := n.manifestImage(component); image != "" {
+				n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image, c.ExtraArgs[sectionOf(component)])), Mode: 0o600}
+			}
+		}
 	}
 	return c
 }
@@ -410,7 +431,7 @@ func (c *Cluster) Snapshot() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v kubelet-config=%q bare-pods=%v pdb-blocked=%v\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp, c.KubeletConfig, c.BarePods, c.PDBBlocked)
+	fmt.Fprintf(&b, "version=%s kube-proxy=%s coredns=%s api=%v kubelet-config=%q bare-pods=%v pdb-blocked=%v extra-args=%v\n", c.KubernetesVersion, c.KubeProxy, c.CoreDNS, c.APIServerUp, c.KubeletConfig, c.BarePods, c.PDBBlocked, c.ExtraArgs)
 	for _, n := range c.Nodes {
 		fmt.Fprintf(&b, "node %s role=%s running=%v kubelet=%s ready=%v unschedulable=%v annotations=%v evicted=%d\n",
 			n.Name, n.NodeRole, n.Running, n.KubeletVersion, n.Ready, n.Unschedulable, n.Annotations, n.Evicted)

@@ -32,6 +32,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/loadartifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
@@ -378,7 +379,19 @@ func contracts() []contract {
 						return err.Error()
 					}
 					images, err := cfg.ImagesConfig()
-					return fmt.Sprintf("%s %s\n%s%v", cfg.KubernetesVersion, cfg.ImageRepository, images, err)
+					return fmt.Sprintf("%s %s\n%s%v\nemulation: %v\n%s", cfg.KubernetesVersion, cfg.ImageRepository, images, err, emulation.FromConfig(cfg), decideEmulationEdit(t, n))
+				},
+			},
+			contract{
+				name: "kube-apiserver manifest", capture: version, file: "kube-apiserver.yaml",
+				fake: controlPlane(name, version),
+				decide: func(t *testing.T, n nodes.Node) string {
+					pod, err := kube.ParsePod(output(t, n.Command("cat", "/etc/kubernetes/manifests/kube-apiserver.yaml")))
+					if err != nil {
+						return err.Error()
+					}
+					return fmt.Sprintf("%v command of kube-apiserver: %v, emulation: %q", pod.Images, len(pod.Command) > 0 && pod.Command[0] == "kube-apiserver",
+						emulation.Mismatch(emulation.Args{}, "kube-apiserver", pod.Command))
 				},
 			},
 			contract{
@@ -575,7 +588,33 @@ func decideWorkloads(t *testing.T, n nodes.Node, namespace string) string {
 			unavailable = append(unavailable, w.Kind+"/"+w.Name+": "+w.Detail)
 		}
 	}
-	return fmt.Sprintf("any: %v, unavailable: %v", len(ws) > 0, unavailable)
+	return fmt.Sprintf("any: %v, unavailable: %v, kube-proxy: %v", len(ws) > 0, unavailable, plan.ImageVersion(kube.KubeProxyImage(ws)))
+}
+
+// decideEmulationEdit is what the control-plane phase's kubeadm-config
+// step makes of the node's ClusterConfiguration: an emulation set, read
+// back as set, the other fields as they were.
+func decideEmulationEdit(t *testing.T, n nodes.Node) string {
+	doc, err := kube.Client{On: n}.ClusterConfigurationDocument(context.Background())
+	if err != nil {
+		return err.Error()
+	}
+	cfg, err := kube.ParseClusterConfiguration(doc)
+	if err != nil {
+		return err.Error()
+	}
+	v, _ := plan.ParseVersion(cfg.KubernetesVersion)
+	now := emulation.FromConfig(cfg)
+	want := emulation.Desired(now, emulation.Choice{Version: fmt.Sprintf("%d.%d", v.Major(), v.Minor()-1)}, v)
+	edited, err := kube.SetExtraArgs(doc, emulation.ArgChanges(now, want))
+	if err != nil {
+		return err.Error()
+	}
+	back, err := kube.ParseClusterConfiguration(edited)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("edited: %v, version kept: %v", emulation.FromConfig(back).Equal(want), back.KubernetesVersion == cfg.KubernetesVersion)
 }
 
 // decidePods is what the control-plane waits read of static pods: which
@@ -594,7 +633,8 @@ func decidePods(pods []kube.Pod, err error) string {
 		for _, id := range p.ContainerIDs {
 			started = started && id != ""
 		}
-		lines = append(lines, fmt.Sprintf("%s on %s: %v ready=%v containers=%v", p.Component, p.NodeName, p.Images, p.Ready, started))
+		own := len(p.Command) > 0 && p.Command[0] == p.Component
+		lines = append(lines, fmt.Sprintf("%s on %s: %v ready=%v containers=%v command=%v emulation=%q", p.Component, p.NodeName, p.Images, p.Ready, started, own, emulation.Mismatch(emulation.Args{}, p.Component, p.Command)))
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")

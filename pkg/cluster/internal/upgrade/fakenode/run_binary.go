@@ -17,6 +17,7 @@ limitations under the License.
 package fakenode
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,21 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 		default:
 			return "unknown command", 1
 		}
+		skipKubeProxy, patches := false, ""
+		for _, arg := range args[2:] {
+			if phases, ok := strings.CutPrefix(arg, "--skip-phases="); ok {
+				skipKubeProxy = slices.Contains(strings.Split(phases, ","), "addon/kube-proxy")
+				if args[1] == "apply" && olderMinor(version, "v1.32.0") {
+					return "unknown flag: --skip-phases", 1
+				}
+			}
+			if dir, ok := strings.CutPrefix(arg, "--patches="); ok {
+				patches = dir
+			}
+		}
+		if patches != "" && !n.hasFilesUnder(patches) {
+			return "could not list patch files for path \"" + patches + "\": lstat " + patches + ": no such file or directory", 1
+		}
 		images := KubeadmImages(target, c.ImageConfig)
 		if isCP {
 			for _, image := range images {
@@ -86,26 +102,60 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 					return "[preflight] Some fatal errors occurred:\n\t[ERROR ImagePull]: failed to pull image " + image, 1
 				}
 			}
+			// kubeadm renders each manifest and replaces those that differ
 			changed := false
 			for _, image := range images {
-				if component := imageref.Component(image); isStatic(component) && n.manifestImage(component) != image {
-					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image)), Mode: 0o600}
+				component := imageref.Component(image)
+				if !isStatic(component) {
+					continue
+				}
+				want := manifest(component, image, c.ExtraArgs[sectionOf(component)])
+				if f := n.Files[manifestPath(component)]; f == nil || string(f.Content) != want {
+					n.Files[manifestPath(component)] = &File{Content: []byte(want), Mode: 0o600}
 					changed = true
 				}
 			}
 			if changed {
 				n.restartStaticPods()
 			}
+			// the add-ons, once every control-plane node runs this one's
+			// kube-apiserver
+			if c.controlPlaneAt(n.manifestImage("kube-apiserver")) {
+				c.CoreDNS = images[4]
+				if !skipKubeProxy {
+					c.KubeProxy = images[3]
+				}
+			}
 		}
 		if args[1] == "apply" {
 			c.KubernetesVersion = target
-			c.KubeProxy = images[3]
-			c.CoreDNS = images[4]
 		}
 		n.Files[kubeletConfigPath] = &File{Content: []byte(c.KubeletConfig), Mode: 0o644}
 		return "[upgrade] SUCCESS!\n", 0
 	}
 	return "fakenode: unsupported kubeadm command", 127
+}
+
+// controlPlaneAt reports whether every control-plane node's kube-apiserver
+// runs image, as kubeadm's addon phase requires before it upgrades the
+// add-ons.
+func (c *Cluster) controlPlaneAt(image string) bool {
+	for _, n := range c.Nodes {
+		if n.NodeRole == constants.ControlPlaneNodeRoleValue && n.manifestImage("kube-apiserver") != image {
+			return false
+		}
+	}
+	return true
+}
+
+// hasFilesUnder reports whether n has a file under the folder dir.
+func (n *Node) hasFilesUnder(dir string) bool {
+	for p := range n.Files {
+		if strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // refusesHost reports whether a kubelet at version exits at start on n

@@ -72,7 +72,7 @@ func (n *Node) runKubectl(args []string) (string, int) {
 	case strings.HasPrefix(joined, "get --raw=/api/v1/nodes/") && strings.HasSuffix(joined, "/proxy/pods"):
 		return c.kubeletPods(strings.TrimSuffix(strings.TrimPrefix(joined, "get --raw=/api/v1/nodes/"), "/proxy/pods"))
 	case joined == "get --raw=/version":
-		return toJSON(map[string]string{"gitVersion": c.KubernetesVersion}), 0
+		return toJSON(c.versionInfo()), 0
 	case joined == "get namespaces,pods --all-namespaces -o json":
 		return toJSON(map[string]interface{}{"kind": "List", "items": append(c.namespaces(), c.pods()...)}), 0
 	case len(args) >= 3 && args[0] == "wait" && args[1] == "--for=delete" && strings.HasPrefix(args[2], "pod/"):
@@ -107,6 +107,23 @@ func (n *Node) runKubectl(args []string) (string, int) {
 		}
 		target.Unschedulable = true
 		return "node/" + args[1] + " drained\n", 0
+	case len(args) >= 3 && args[0] == "patch" && args[1] == "configmap":
+		if args[2] != "kubeadm-config" || flagValue(args, "--namespace=") != "kube-system" || flagValue(args, "--type=") != "merge" {
+			return "fakenode: only merge patches of kube-system/kubeadm-config are simulated: " + joined, 127
+		}
+		var patch struct {
+			Data map[string]string `json:"data"`
+		}
+		dec := json.NewDecoder(strings.NewReader(flagValue(args, "--patch=")))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&patch); err != nil {
+			return "error: unable to parse the patch: " + err.Error(), 1
+		}
+		doc, ok := patch.Data["ClusterConfiguration"]
+		if !ok || len(patch.Data) != 1 {
+			return "fakenode: only the ClusterConfiguration key of kubeadm-config is simulated: " + joined, 127
+		}
+		return c.setClusterConfiguration(doc)
 	case len(args) >= 3 && args[0] == "patch" && args[1] == "node":
 		target := c.Node(args[2])
 		if target == nil {

@@ -38,8 +38,30 @@ func manifestPath(component string) string {
 	return "/etc/kubernetes/manifests/" + component + ".yaml"
 }
 
-func manifest(component, image string) string {
-	return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\nspec:\n  containers:\n  - name: %s\n    image: %s\n", component, component, image)
+// manifest is the static pod manifest of component running image, with
+// args (its section's extraArgs) rendered as kubeadm renders them: each
+// --name=value after the command's own flags.
+func manifest(component, image string, args []Arg) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\nspec:\n  containers:\n  - name: %s\n    image: %s\n    command:\n    - %s\n", component, component, image, component)
+	for _, a := range args {
+		fmt.Fprintf(&b, "    - %q\n", "--"+a.Name+"="+a.Value)
+	}
+	return b.String()
+}
+
+// manifestCommand returns the command of component's static pod
+// manifest, nil when there is none.
+func (n *Node) manifestCommand(component string) []string {
+	f := n.Files[manifestPath(component)]
+	if f == nil {
+		return nil
+	}
+	pod, err := kube.ParsePod(f.Content)
+	if err != nil {
+		return nil
+	}
+	return pod.Command
 }
 
 // manifestImage returns the image of component's static pod manifest, ""

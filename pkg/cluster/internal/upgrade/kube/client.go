@@ -308,11 +308,33 @@ func ReadWorkloads(namespace string, list *[]Workload) Read {
 // ClusterConfiguration reads kubeadm's ClusterConfiguration from the
 // kubeadm-config ConfigMap.
 func (c Client) ClusterConfiguration(ctx context.Context) (*ClusterConfiguration, error) {
-	out, err := c.output(ctx, "get", "configmap", "kubeadm-config", "--namespace=kube-system", "-o", "jsonpath={.data.ClusterConfiguration}")
+	out, err := c.ClusterConfigurationDocument(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return ParseClusterConfiguration(out)
+}
+
+// KubeadmConfigMap is the kube-system ConfigMap kubeadm keeps the cluster's
+// ClusterConfiguration in: `kubeadm upgrade apply` and `kubeadm upgrade
+// node` render the control plane from it.
+const KubeadmConfigMap = "kubeadm-config"
+
+// ClusterConfigurationDocument returns the ClusterConfiguration document of
+// the kubeadm-config ConfigMap as it is stored (YAML).
+func (c Client) ClusterConfigurationDocument(ctx context.Context) ([]byte, error) {
+	return c.output(ctx, "get", "configmap", KubeadmConfigMap, "--namespace=kube-system", "-o", "jsonpath={.data.ClusterConfiguration}")
+}
+
+// SetClusterConfiguration replaces the ClusterConfiguration document of
+// the kubeadm-config ConfigMap with doc, leaving its other keys, in one
+// merge patch: making it again changes nothing more.
+func (c Client) SetClusterConfiguration(ctx context.Context, doc []byte) error {
+	patch, err := json.Marshal(map[string]interface{}{"data": map[string]string{"ClusterConfiguration": string(doc)}})
+	if err != nil {
+		return errors.Wrap(err, "failed to write the kubeadm-config patch")
+	}
+	return c.Run(ctx, "patch", "configmap", KubeadmConfigMap, "--namespace=kube-system", "--type=merge", "--patch="+string(patch))
 }
 
 // Readyz returns nil when the API server's /readyz answers ok.
@@ -333,19 +355,43 @@ func ReadReadyz() Read {
 	}
 }
 
-// ServerVersion returns the API server's gitVersion.
-func (c Client) ServerVersion(ctx context.Context) (string, error) {
+// ServerVersion returns what the API server's /version says.
+func (c Client) ServerVersion(ctx context.Context) (VersionInfo, error) {
 	out, err := c.output(ctx, "get", "--raw=/version")
 	if err != nil {
-		return "", err
+		return VersionInfo{}, err
 	}
-	var v struct {
-		GitVersion string `json:"gitVersion"`
+	return ParseVersionInfo(out)
+}
+
+// VersionInfo is the part of an API server's /version the upgrade looks
+// at.
+type VersionInfo struct {
+	// GitVersion is the binary's version, e.g. "v1.36.3".
+	GitVersion string `json:"gitVersion"`
+	// EmulationMajor and EmulationMinor are the version it emulates
+	// (--emulated-version): its own minor version when it emulates none;
+	// empty from an API server older than compatibility versions.
+	EmulationMajor string `json:"emulationMajor"`
+	EmulationMinor string `json:"emulationMinor"`
+}
+
+// Emulation returns the emulated version as "1.35", "" when /version did
+// not say.
+func (v VersionInfo) Emulation() string {
+	if v.EmulationMajor == "" || v.EmulationMinor == "" {
+		return ""
 	}
-	if err := json.Unmarshal(out, &v); err != nil {
-		return "", errors.Wrap(err, "failed to parse API server version")
+	return v.EmulationMajor + "." + v.EmulationMinor
+}
+
+// ParseVersionInfo parses an API server's /version.
+func ParseVersionInfo(b []byte) (VersionInfo, error) {
+	var v VersionInfo
+	if err := json.Unmarshal(b, &v); err != nil {
+		return VersionInfo{}, errors.Wrap(err, "failed to parse API server version")
 	}
-	return v.GitVersion, nil
+	return v, nil
 }
 
 // KubeletConfiguration reads the cluster's KubeletConfiguration from the

@@ -84,6 +84,15 @@ func TestParsersOnRealNodes(t *testing.T) {
 			if cfg.KubernetesVersion != version || cfg.ImageRepository != "registry.k8s.io" {
 				t.Errorf("ClusterConfiguration %+v, want kubernetesVersion %s, imageRepository registry.k8s.io", cfg, version)
 			}
+			if v, ok := cfg.APIServer.ExtraArgs.Get("runtime-config"); !ok || v != "" {
+				t.Errorf("apiServer extraArgs %v, want kind's runtime-config=\"\"", cfg.APIServer.ExtraArgs)
+			}
+			if v, _ := cfg.ControllerManager.ExtraArgs.Get("enable-hostpath-provisioner"); v != "true" {
+				t.Errorf("controllerManager extraArgs %v, want kind's enable-hostpath-provisioner=true", cfg.ControllerManager.ExtraArgs)
+			}
+			if got := KubeProxyImage(workloads); got != "registry.k8s.io/kube-proxy:"+version {
+				t.Errorf("kube-proxy runs %q, want %s", got, version)
+			}
 
 			pod, err := ParsePod(nodecapture.Read(t, version, "kube-apiserver.yaml"))
 			if err != nil {
@@ -91,6 +100,22 @@ func TestParsersOnRealNodes(t *testing.T) {
 			}
 			if want := "registry.k8s.io/kube-apiserver:" + version; len(pod.Images) != 1 || pod.Images[0] != want {
 				t.Errorf("kube-apiserver manifest runs %v, want %s", pod.Images, want)
+			}
+			if len(pod.Command) < 2 || pod.Command[0] != "kube-apiserver" || pod.Command[len(pod.Command)-1] != "--runtime-config=" {
+				t.Errorf("kube-apiserver manifest's command %v, want kube-apiserver's flags, kind's --runtime-config= last", pod.Command)
+			}
+			for _, p := range pods {
+				if len(p.Command) == 0 || p.Command[0] != p.Component {
+					t.Errorf("%s's mirror pod has the command %v", p.Component, p.Command)
+				}
+			}
+
+			info, err := ParseVersionInfo(nodecapture.Read(t, version, "version.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.TrimPrefix(version[:strings.LastIndex(version, ".")], "v"); info.GitVersion != version || info.Emulation() != want {
+				t.Errorf("/version %+v, want %s emulating %s", info, version, want)
 			}
 		})
 	}

@@ -112,7 +112,10 @@ type Pod struct {
 	// Component is the "component" label kubeadm puts on static pods.
 	Component string
 	Images    []string
-	Ready     bool
+	// Command is the first container's command followed by its args, as
+	// a static pod manifest or its mirror gives them.
+	Command []string
+	Ready   bool
 	// ContainerIDs are the IDs of the containers the pod runs, as its
 	// status reports them ("" for one not started yet).
 	ContainerIDs []string
@@ -164,7 +167,9 @@ type podObject struct {
 	Spec struct {
 		NodeName   string `json:"nodeName"`
 		Containers []struct {
-			Image string `json:"image"`
+			Image   string   `json:"image"`
+			Command []string `json:"command"`
+			Args    []string `json:"args"`
 		} `json:"containers"`
 	} `json:"spec"`
 	Status struct {
@@ -193,8 +198,11 @@ func (o podObject) pod() Pod {
 	_, mirror := o.Metadata.Annotations[mirrorAnnotation]
 	finished := o.Status.Phase == "Succeeded" || o.Status.Phase == "Failed"
 	p.Unmanaged = !controlled && !mirror && !finished
-	for _, c := range o.Spec.Containers {
+	for i, c := range o.Spec.Containers {
 		p.Images = append(p.Images, c.Image)
+		if i == 0 {
+			p.Command = append(append([]string{}, c.Command...), c.Args...)
+		}
 	}
 	for _, c := range o.Status.ContainerStatuses {
 		p.ContainerIDs = append(p.ContainerIDs, c.ContainerID)
@@ -248,6 +256,8 @@ type Workload struct {
 	Available bool
 	// Detail says what is missing when not Available.
 	Detail string
+	// Images are the images of its pod template's containers.
+	Images []string
 }
 
 // ParseWorkloads parses `kubectl get daemonsets,deployments -o json`.
@@ -261,6 +271,13 @@ func ParseWorkloads(b []byte) ([]Workload, error) {
 			} `json:"metadata"`
 			Spec struct {
 				Replicas *int32 `json:"replicas"`
+				Template struct {
+					Spec struct {
+						Containers []struct {
+							Image string `json:"image"`
+						} `json:"containers"`
+					} `json:"spec"`
+				} `json:"template"`
 			} `json:"spec"`
 			Status struct {
 				ObservedGeneration     int64 `json:"observedGeneration"`
@@ -278,6 +295,9 @@ func ParseWorkloads(b []byte) ([]Workload, error) {
 	var out []Workload
 	for _, item := range list.Items {
 		w := Workload{Kind: item.Kind, Name: item.Metadata.Name}
+		for _, c := range item.Spec.Template.Spec.Containers {
+			w.Images = append(w.Images, c.Image)
+		}
 		st := item.Status
 		var want, updated, available int32
 		switch item.Kind {
@@ -305,14 +325,102 @@ func fmtDetail(want, updated, available int32) string {
 	return fmt.Sprintf("want %d, updated %d, available %d", want, updated, available)
 }
 
+// KubeProxyImage returns the image of the kube-proxy DaemonSet among
+// workloads (kube-system's), "" when there is none (a cluster made with
+// kind's kubeProxyMode: none).
+func KubeProxyImage(workloads []Workload) string {
+	for _, w := range workloads {
+		if w.Kind == "DaemonSet" && w.Name == "kube-proxy" && len(w.Images) > 0 {
+			return w.Images[0]
+		}
+	}
+	return ""
+}
+
 // ClusterConfiguration is the part of kubeadm's ClusterConfiguration the
-// upgrade looks at: the version and what decides kubeadm's images.
+// upgrade looks at: the version, what decides kubeadm's images, and the
+// extra arguments of the control-plane components.
 type ClusterConfiguration struct {
 	APIVersion        string    `json:"apiVersion"`
 	KubernetesVersion string    `json:"kubernetesVersion"`
 	ImageRepository   string    `json:"imageRepository"`
 	Etcd              Etcd      `json:"etcd"`
 	DNS               ImageMeta `json:"dns"`
+	// APIServer, ControllerManager and Scheduler are the sections of
+	// the same names.
+	APIServer         ControlPlaneComponent `json:"apiServer"`
+	ControllerManager ControlPlaneComponent `json:"controllerManager"`
+	Scheduler         ControlPlaneComponent `json:"scheduler"`
+}
+
+// The ClusterConfiguration's sections of the control-plane components
+// kubeadm renders with their extraArgs.
+const (
+	SectionAPIServer         = "apiServer"
+	SectionControllerManager = "controllerManager"
+	SectionScheduler         = "scheduler"
+)
+
+// Section returns the section named name (one of the Section constants),
+// nil for another name.
+func (c *ClusterConfiguration) Section(name string) *ControlPlaneComponent {
+	switch name {
+	case SectionAPIServer:
+		return &c.APIServer
+	case SectionControllerManager:
+		return &c.ControllerManager
+	case SectionScheduler:
+		return &c.Scheduler
+	}
+	return nil
+}
+
+// ControlPlaneComponent is the part of a component's section the upgrade
+// looks at.
+type ControlPlaneComponent struct {
+	ExtraArgs ExtraArgs `json:"extraArgs,omitempty"`
+}
+
+// Arg is one of a component's extra arguments: kubeadm renders it as
+// --Name=Value in the component's command.
+type Arg struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// ExtraArgs are a component's extraArgs, in either of the shapes kubeadm
+// has stored them in: a list of {name, value} (v1beta4 on) or a map of
+// name to value (v1beta3, read in the order of the names).
+type ExtraArgs []Arg
+
+// UnmarshalJSON reads either shape; anything else is an error.
+func (a *ExtraArgs) UnmarshalJSON(b []byte) error {
+	var list []Arg
+	if err := json.Unmarshal(b, &list); err == nil {
+		*a = list
+		return nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return errors.Errorf("extraArgs is neither a list of {name, value} nor a map of names to values: %s", b)
+	}
+	*a = nil
+	for _, name := range sortedKeys(m) {
+		*a = append(*a, Arg{Name: name, Value: m[name]})
+	}
+	return nil
+}
+
+// Get returns the value of the argument name and whether it is set; of an
+// argument given twice, the last value (the one the component sees).
+func (a ExtraArgs) Get(name string) (string, bool) {
+	value, found := "", false
+	for _, arg := range a {
+		if arg.Name == name {
+			value, found = arg.Value, true
+		}
+	}
+	return value, found
 }
 
 // Etcd is a ClusterConfiguration's etcd section: Local is nil for an

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/kind/pkg/errors"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 )
 
 // DefaultWait is how long the upgrade waits, by default, for each node or
@@ -88,6 +90,15 @@ type Upgrade struct {
 	// wait's poll, which the next poll tries again) that failed
 	// transiently is tried again; it doubles after each try.
 	APIBackoff time.Duration
+	// EmulatedVersion is the version the control plane is to emulate
+	// (--emulated-version): "" keeps the cluster's, EmulationNone removes
+	// it, else a minor version, "1.35".
+	EmulatedVersion string
+	// EmulationForwardCompatible is kube-apiserver's
+	// --emulation-forward-compatible: nil keeps the cluster's.
+	EmulationForwardCompatible *bool
+	// Patches is a folder of kubeadm patches handed to kubeadm (--patches).
+	Patches string
 	// GoNames makes messages name the Go API's options
 	// (UpgradeWithImageDir) rather than the command's flags (--image-dir).
 	GoNames bool
@@ -105,17 +116,31 @@ const (
 	Wait
 	Force
 	ParallelWorkers
+	EmulatedVersion
+	EmulationForwardCompatible
+	Patches
 )
 
 // names are each choice's flag and Go option.
 var names = map[Choice][2]string{
-	Image:           {"--image", "UpgradeWithImage"},
-	ImageDir:        {"--image-dir", "UpgradeWithImageDir"},
-	PullPolicy:      {"--image-pull-policy", "UpgradeWithImagePullPolicy"},
-	SkipPhases:      {"--skip-phases", "UpgradeWithSkipPhases"},
-	Wait:            {"--wait", "UpgradeWithWaitForReady"},
-	Force:           {"--force", "UpgradeWithForce"},
-	ParallelWorkers: {"--parallel-workers", "UpgradeWithParallelWorkers"},
+	Image:                      {"--image", "UpgradeWithImage"},
+	ImageDir:                   {"--image-dir", "UpgradeWithImageDir"},
+	PullPolicy:                 {"--image-pull-policy", "UpgradeWithImagePullPolicy"},
+	SkipPhases:                 {"--skip-phases", "UpgradeWithSkipPhases"},
+	Wait:                       {"--wait", "UpgradeWithWaitForReady"},
+	Force:                      {"--force", "UpgradeWithForce"},
+	ParallelWorkers:            {"--parallel-workers", "UpgradeWithParallelWorkers"},
+	EmulatedVersion:            {"--emulated-version", "UpgradeWithEmulatedVersion"},
+	EmulationForwardCompatible: {"--emulation-forward-compatible", "UpgradeWithEmulationForwardCompatible"},
+	Patches:                    {"--patches", "UpgradeWithPatches"},
+}
+
+// EmulationNone is the EmulatedVersion that removes the emulation.
+const EmulationNone = emulation.None
+
+// Emulation is what the user asked of the emulation.
+func (o Upgrade) Emulation() emulation.Choice {
+	return emulation.Choice{Version: o.EmulatedVersion, ForwardCompatible: o.EmulationForwardCompatible}
 }
 
 // Name is how messages name choice c: the command's flag, or with GoNames
@@ -156,6 +181,16 @@ func (o Upgrade) Validate() error {
 	case "", PullIfNotPresent, PullNever:
 	default:
 		return errors.Errorf("%s must be %s or %s, not %q", o.Name(PullPolicy), PullIfNotPresent, PullNever, o.PullPolicy)
+	}
+	if err := emulation.CheckChoice(o.Emulation(), o.Name(EmulatedVersion), o.Name(EmulationForwardCompatible)); err != nil {
+		return err
+	}
+	if o.Patches != "" {
+		if info, err := os.Stat(o.Patches); err != nil {
+			return errors.Wrapf(err, "%s %s cannot be read", o.Name(Patches), o.Patches)
+		} else if !info.IsDir() {
+			return errors.Errorf("%s %s is not a folder: kubeadm reads patches from a folder", o.Name(Patches), o.Patches)
+		}
 	}
 	if o.ImageDir == "" && o.Image == "" {
 		return errors.Errorf("%s or %s is required: a kind node image of the target Kubernetes version (e.g. kindest/node:v1.37.0), or a folder (or release tarball) holding its kubeadm, kubelet, kubectl and images", o.Name(Image), o.Name(ImageDir))

@@ -38,6 +38,13 @@ func TestMessagesNameTheChoicesAsTheCallerKnowsThem(t *testing.T) {
 		{"a missing folder, options", true, func(o *Upgrade) { o.ImageDir = missing }, "UpgradeWithImageDir " + missing + " does not exist"},
 		{"a bad pull policy, flags", false, func(o *Upgrade) { o.ImageDir = missing; o.PullPolicy = "Always" }, "--image-pull-policy must be IfNotPresent or Never"},
 		{"a bad pull policy, options", true, func(o *Upgrade) { o.ImageDir = missing; o.PullPolicy = "Always" }, "UpgradeWithImagePullPolicy must be IfNotPresent or Never"},
+		{"a patch version to emulate, options", true, func(o *Upgrade) { o.EmulatedVersion = "1.35.1" }, `UpgradeWithEmulatedVersion must be a Kubernetes minor version such as 1.35`},
+		{"forward compatible without an emulation, options", true, func(o *Upgrade) {
+			on := true
+			o.EmulatedVersion, o.EmulationForwardCompatible = EmulationNone, &on
+		}, "UpgradeWithEmulationForwardCompatible=true needs an emulation: it cannot go with UpgradeWithEmulatedVersion=none"},
+		{"missing patches, flags", false, func(o *Upgrade) { o.Patches = missing }, "--patches " + missing + " cannot be read"},
+		{"patches that are a file, options", true, func(o *Upgrade) { o.Patches = "options_test.go" }, "UpgradeWithPatches options_test.go is not a folder"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 )
 
 // Plan is what an upgrade will do, printed by --dry-run.
@@ -37,6 +39,25 @@ type Plan struct {
 	Nodes []Node `json:"nodes"`
 	// SkippedPhases are the phases --skip-phases leaves out.
 	SkippedPhases []string `json:"skippedPhases,omitempty"`
+	// KubeadmConfig are the changes of kubeadm's configuration (the
+	// ClusterConfiguration of the kubeadm-config ConfigMap) the upgrade
+	// makes before kubeadm renders the control plane.
+	KubeadmConfig []emulation.Change `json:"kubeadmConfig,omitempty"`
+	// ControlPlaneOnly is true when the nodes already run the target and
+	// only the control plane is re-applied, at the same version.
+	ControlPlaneOnly bool `json:"controlPlaneOnly,omitempty"`
+	// Patches are kubeadm's patches, nil for none.
+	Patches *Patches `json:"patches,omitempty"`
+}
+
+// Patches are the kubeadm patches handed to kubeadm.
+type Patches struct {
+	// Dir is the folder on the host, NodeDir where they are staged on
+	// the nodes (kubeadm's --patches).
+	Dir     string `json:"dir"`
+	NodeDir string `json:"nodeDir"`
+	// Files are the files kubeadm reads, in its order.
+	Files []string `json:"files"`
 }
 
 // Node is the plan for one node.
@@ -61,12 +82,22 @@ type Node struct {
 // WriteText prints the plan for people.
 func (p *Plan) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Upgrade plan: %s -> %s\n", p.From, p.To)
+	if p.ControlPlaneOnly {
+		fmt.Fprintf(&b, "Upgrade plan: %s -> %s (the same version: the control plane is re-applied for its new kubeadm configuration)\n", p.From, p.To)
+	} else {
+		fmt.Fprintf(&b, "Upgrade plan: %s -> %s\n", p.From, p.To)
+	}
 	if p.Source != "" {
 		fmt.Fprintf(&b, "Source: %s\n", p.Source)
 	}
 	if len(p.SkippedPhases) > 0 {
 		fmt.Fprintf(&b, "Skipped phases: %s\n", strings.Join(p.SkippedPhases, ", "))
+	}
+	for _, c := range p.KubeadmConfig {
+		fmt.Fprintf(&b, "kubeadm configuration: %s\n", c)
+	}
+	if p.Patches != nil {
+		fmt.Fprintf(&b, "kubeadm patches: %s, staged as %s: %s\n", p.Patches.Dir, p.Patches.NodeDir, strings.Join(p.Patches.Files, ", "))
 	}
 	fmt.Fprintf(&b, "Images kubeadm %s needs:\n", p.To)
 	for _, image := range p.Images {

@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 )
 
 func TestDecide(t *testing.T) {
@@ -142,5 +144,85 @@ func TestImagePlanning(t *testing.T) {
 	}
 	if got := ComponentImage(list, "etcd"); got != "registry.k8s.io/etcd:3.6.5-0" {
 		t.Errorf("etcd image %s", got)
+	}
+}
+
+func TestKubeProxySkew(t *testing.T) {
+	t.Parallel()
+	v := semver.MustParse
+	same := map[string]*semver.Version{"cp": v("v1.36.3")}
+	for _, tc := range []struct {
+		name      string
+		kubeProxy *semver.Version
+		leaves    bool
+		want      Decision
+		checkErr  string
+	}{
+		{name: "at the target", kubeProxy: v("1.36.3"), want: NothingToDo},
+		{name: "unknown", want: NothingToDo},
+		{name: "behind, to upgrade (an earlier run left it)", kubeProxy: v("1.35.2"), want: Upgrade},
+		{name: "behind, left", kubeProxy: v("1.35.2"), leaves: true, want: NothingToDo},
+		{name: "three minors behind may stay", kubeProxy: v("1.33.0"), leaves: true, want: NothingToDo},
+		{name: "four minors behind may not", kubeProxy: v("1.32.9"), leaves: true, want: NothingToDo,
+			checkErr: "kube-proxy would stay at v1.32.9 while the API server goes to v1.36.3: kube-proxy may be at most 3 minor versions older than the API server (Kubernetes' version skew policy)"},
+		{name: "newer than the API server", kubeProxy: v("1.37.0"), leaves: true, want: NothingToDo, checkErr: "kube-proxy must never be newer than the API server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			target := v("v1.36.3")
+			got, err := Decide(target, ClusterVersions{ControlPlane: target, Kubelets: same, Installed: same, KubeProxy: tc.kubeProxy, LeavesKubeProxy: tc.leaves})
+			if err != nil || got != tc.want {
+				t.Errorf("Decide = %v, %v; want %v", got, err, tc.want)
+			}
+			err = CheckKubeProxy(target, tc.kubeProxy)
+			switch {
+			case tc.checkErr == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tc.checkErr != "" && (err == nil || !strings.Contains(err.Error(), tc.checkErr)):
+				t.Errorf("error %v, want one containing %q", err, tc.checkErr)
+			}
+		})
+	}
+}
+
+func TestImageVersion(t *testing.T) {
+	t.Parallel()
+	for image, want := range map[string]string{
+		"registry.k8s.io/kube-proxy:v1.36.3":                           "1.36.3",
+		"localhost:5000/kube-proxy:v1.37.0-alpha.1.123_0123456789abcd": "1.37.0",
+		"registry.k8s.io/kube-proxy-amd64:v1.34.4":                     "1.34.4",
+		"registry.k8s.io/kube-proxy@sha256:0123456789abcdef":           "<nil>",
+		"registry.k8s.io/kube-proxy:latest":                            "<nil>",
+		"":                                                             "<nil>",
+	} {
+		got := ImageVersion(image)
+		s := "<nil>"
+		if got != nil {
+			s = got.String()
+		}
+		if s != want {
+			t.Errorf("ImageVersion(%q) = %s, want %s", image, s, want)
+		}
+	}
+}
+
+func TestPlanText(t *testing.T) {
+	t.Parallel()
+	p := &Plan{From: "v1.36.3", To: "v1.36.3", ControlPlaneOnly: true,
+		KubeadmConfig: []emulation.Change{{Sections: []string{"apiServer", "controllerManager", "scheduler"}, Arg: "emulated-version", Value: "1.36", Was: "1.35"}},
+		Patches:       &Patches{Dir: "./patches", NodeDir: "/kind/upgrade/patches/0123456789ab", Files: []string{"kube-apiserver+json.yaml"}},
+	}
+	var b strings.Builder
+	if err := p.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Upgrade plan: v1.36.3 -> v1.36.3 (the same version: the control plane is re-applied for its new kubeadm configuration)\n",
+		"kubeadm configuration: apiServer, controllerManager, scheduler extraArgs emulated-version=1.36 (was: 1.35)\n",
+		"kubeadm patches: ./patches, staged as /kind/upgrade/patches/0123456789ab: kube-apiserver+json.yaml\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("plan lacks %q:\n%s", want, b.String())
+		}
 	}
 }

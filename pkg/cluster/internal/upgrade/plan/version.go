@@ -17,6 +17,7 @@ limitations under the License.
 package plan
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -76,6 +77,12 @@ type ClusterVersions struct {
 	Kubelets map[string]*semver.Version
 	// Installed maps node name to the content of its /kind/version.
 	Installed map[string]*semver.Version
+	// KubeProxy is the version of kube-proxy's image, nil when unknown
+	// (no kube-proxy, or a tag that names no version).
+	KubeProxy *semver.Version
+	// LeavesKubeProxy is true when the upgrade leaves kube-proxy at its
+	// version: then kube-proxy behind the target is nothing to do.
+	LeavesKubeProxy bool
 }
 
 // maxKubeletSkew is how many minor versions a kubelet may lag behind the
@@ -117,7 +124,57 @@ func Decide(target *semver.Version, current ClusterVersions) (Decision, error) {
 			}
 		}
 	}
+	if kp := current.KubeProxy; kp != nil && !current.LeavesKubeProxy && !SameRelease(kp, target) {
+		// an earlier run left it behind: kubeadm upgrades it now
+		return Upgrade, nil
+	}
 	return NothingToDo, nil
+}
+
+// maxKubeProxySkew is how many minor versions kube-proxy may lag behind
+// the API server (Kubernetes version skew policy).
+const maxKubeProxySkew = 3
+
+// CheckKubeProxy applies the version-skew policy to kube-proxy at
+// kubeProxy (nil: unknown, nothing to check) when the upgrade to target
+// leaves it at its version: it may be up to 3 minor versions older than
+// the API server, never newer.
+func CheckKubeProxy(target, kubeProxy *semver.Version) error {
+	if kubeProxy == nil {
+		return nil
+	}
+	if kubeProxy.Major() != target.Major() || kubeProxy.Minor() > target.Minor() {
+		return errors.Errorf("kube-proxy runs v%d.%d, newer than the target %s: kube-proxy must never be newer than the API server", kubeProxy.Major(), kubeProxy.Minor(), v(target))
+	}
+	if kubeProxy.Minor()+maxKubeProxySkew < target.Minor() {
+		return errors.Errorf("kube-proxy would stay at %s while the API server goes to %s: kube-proxy may be at most %d minor versions older than the API server (Kubernetes' version skew policy)", v(kubeProxy), v(target), maxKubeProxySkew)
+	}
+	return nil
+}
+
+// SameRelease reports whether a and b have the same major, minor and
+// patch versions.
+func SameRelease(a, b *semver.Version) bool {
+	return a.Major() == b.Major() && a.Minor() == b.Minor() && a.Patch() == b.Patch()
+}
+
+// imageVersion is the version an image tag begins with: v1.36.3,
+// v1.37.0-alpha.1.123_0123456789abcd (a build's tag: "+" is not allowed in
+// tags), v1.36.3-amd64.
+var imageVersion = regexp.MustCompile(`:v?([0-9]+)\.([0-9]+)\.([0-9]+)`)
+
+// ImageVersion returns the release an image's tag names (major, minor and
+// patch), nil when its tag names none.
+func ImageVersion(image string) *semver.Version {
+	m := imageVersion.FindStringSubmatch(image)
+	if m == nil {
+		return nil
+	}
+	ver, err := semver.NewVersion(m[1] + "." + m[2] + "." + m[3])
+	if err != nil {
+		return nil
+	}
+	return ver
 }
 
 // v prints a version the way Kubernetes does, with a leading "v".

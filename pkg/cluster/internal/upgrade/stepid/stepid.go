@@ -34,6 +34,7 @@ const (
 	PreflightKubeadmLock ID = "preflight/kubeadm-lock"
 	PreflightCluster     ID = "preflight/cluster"
 	PreflightProbe       ID = "preflight/kubeadm-probe"
+	PreflightConfig      ID = "preflight/kubeadm-config"
 	PreflightSkew        ID = "preflight/version-skew"
 	PreflightHost        ID = "preflight/host"
 	PreflightDrains      ID = "preflight/drains"
@@ -43,13 +44,15 @@ const (
 
 	LoadStage          ID = "load-artifacts/stage"
 	LoadStagedVersions ID = "load-artifacts/staged-versions"
+	LoadPatches        ID = "load-artifacts/patches"
 	LoadImport         ID = "load-artifacts/import"
 	LoadPull           ID = "load-artifacts/pull"
 	LoadPin            ID = "load-artifacts/pin"
 
-	ControlPlaneApply ID = "control-plane/kubeadm-upgrade-apply"
-	ControlPlaneNode  ID = "control-plane/kubeadm-upgrade-node"
-	ControlPlaneWait  ID = "control-plane/wait-pods"
+	ControlPlaneConfig ID = "control-plane/kubeadm-config"
+	ControlPlaneApply  ID = "control-plane/kubeadm-upgrade-apply"
+	ControlPlaneNode   ID = "control-plane/kubeadm-upgrade-node"
+	ControlPlaneWait   ID = "control-plane/wait-pods"
 
 	KubeletsUpgradeNode  ID = "kubelets/kubeadm-upgrade-node"
 	KubeletsDrain        ID = "kubelets/drain"
@@ -71,9 +74,9 @@ const (
 func All() []ID {
 	return []ID{
 		PreflightNodes, PreflightSource, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
-		PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
-		LoadStage, LoadStagedVersions, LoadImport, LoadPull, LoadPin,
-		ControlPlaneApply, ControlPlaneNode, ControlPlaneWait,
+		PreflightConfig, PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
+		LoadStage, LoadStagedVersions, LoadPatches, LoadImport, LoadPull, LoadPin,
+		ControlPlaneConfig, ControlPlaneApply, ControlPlaneNode, ControlPlaneWait,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,

@@ -49,6 +49,9 @@ type flagpole struct {
 	IgnorePreflightErrors []string
 	Force                 bool
 	ParallelWorkers       int
+	EmulatedVersion       string
+	ForwardCompatible     bool
+	Patches               string
 }
 
 // NewCommand returns the `kind alpha upgrade` command.
@@ -61,12 +64,17 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 		Long:  longHelp(),
 		Example: `  kind create cluster --image kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed
   kind alpha upgrade --image kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5
-  kind alpha upgrade --name dev --image-dir ./kubernetes-server-linux-amd64.tar.gz --dry-run`,
+  kind alpha upgrade --name dev --image-dir ./kubernetes-server-linux-amd64.tar.gz --dry-run
+  kind alpha upgrade --image-dir ./v1.37.0 --emulated-version 1.36 --skip-phases kubelets,control-plane/kube-proxy`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if !c.Flags().Changed("name") {
 				flags.Name = upgradecmd.DefaultClusterName()
 			}
-			return runE(logger, streams, flags)
+			var forwardCompatible *bool
+			if c.Flags().Changed("emulation-forward-compatible") {
+				forwardCompatible = &flags.ForwardCompatible
+			}
+			return runE(logger, streams, flags, forwardCompatible)
 		},
 	}
 	c.Flags().StringVarP(&flags.Name, "name", "n", kindcluster.DefaultName, "the cluster to upgrade; overrides KIND_CLUSTER_NAME")
@@ -74,7 +82,10 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&flags.ImageDir, "image-dir", "", "the target's binaries and image archives: a release folder or tarball, a build tree, or a folder of *.tar archives (with --image: archives it lacks)")
 	c.Flags().StringVar(&flags.PullPolicy, "image-pull-policy", cluster.ImagePullIfNotPresent, `"IfNotPresent": the nodes pull images no source has; "Never"`)
 	c.Flags().BoolVar(&flags.DryRun, "dry-run", false, "check everything and print the plan on stdout; changes nothing")
-	c.Flags().StringSliceVar(&flags.SkipPhases, "skip-phases", nil, "phases to skip, comma separated (kubelets: the control plane only)")
+	c.Flags().StringSliceVar(&flags.SkipPhases, "skip-phases", nil, "phases to skip, comma separated (kubelets: the control plane only; control-plane/kube-proxy: kube-proxy stays)")
+	c.Flags().StringVar(&flags.EmulatedVersion, "emulated-version", "", `the version the control plane emulates, e.g. 1.36 (kubeadm's extraArgs; kept until changed); "none" removes it`)
+	c.Flags().BoolVar(&flags.ForwardCompatible, "emulation-forward-compatible", false, "kube-apiserver's --emulation-forward-compatible while it emulates an older version (v1.33+); unset: kept")
+	c.Flags().StringVar(&flags.Patches, "patches", "", "a folder of kubeadm patches for every kubeadm upgrade apply/node (give it on every run)")
 	c.Flags().DurationVar(&flags.Wait, "wait", cluster.DefaultUpgradeWait, "how long to wait for each node, its pods or a drain")
 	c.Flags().StringSliceVar(&flags.IgnorePreflightErrors, "ignore-preflight-errors", nil, "more kubeadm preflight checks to ignore")
 	c.Flags().BoolVar(&flags.Force, "force", false, "drain pods no controller recreates (they are lost)")
@@ -84,17 +95,22 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 }
 
 func longHelp() string {
-	var names []string
+	var names, parts []string
 	for _, p := range cluster.UpgradePhases() {
-		names = append(names, p.Name)
+		if strings.Contains(p.Name, "/") {
+			parts = append(parts, p.Name)
+		} else {
+			names = append(names, p.Name)
+		}
 	}
 	return `Upgrades a kind cluster in place to the Kubernetes version of --image or
 --image-dir, one node at a time. Nothing changes until every check passes; after
 a failure or Ctrl-C, the same command finishes. Guide: site/content/docs/user/upgrade.md
-Phases: ` + strings.Join(names, ", ")
+At the version the cluster runs, a new --emulated-version re-applies the control plane.
+Phases: ` + strings.Join(names, ", ") + " (--skip-phases also takes " + strings.Join(parts, ", ") + ")"
 }
 
-func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
+func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole, forwardCompatible *bool) error {
 	var json bool
 	switch flags.Output {
 	case "text", "":
@@ -123,8 +139,13 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole) error {
 		cluster.UpgradeWithIgnorePreflightErrors(flags.IgnorePreflightErrors...),
 		cluster.UpgradeWithForce(flags.Force),
 		cluster.UpgradeWithParallelWorkers(flags.ParallelWorkers),
+		cluster.UpgradeWithEmulatedVersion(flags.EmulatedVersion),
+		cluster.UpgradeWithPatches(flags.Patches),
 		cluster.UpgradeWithOutput(streams.Out, json),
 		cluster.UpgradeWithContext(ctx),
+	}
+	if forwardCompatible != nil {
+		options = append(options, cluster.UpgradeWithEmulationForwardCompatible(*forwardCompatible))
 	}
 	if err := cluster.Upgrade(provider, flags.Name, options...); err != nil {
 		if ctx.Err() != nil {

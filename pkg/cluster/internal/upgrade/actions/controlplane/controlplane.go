@@ -14,17 +14,22 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controlplane implements the control-plane phase: `kubeadm upgrade
-// apply` on the bootstrap control-plane node, then `kubeadm upgrade node`
-// on the other control-plane nodes, one at a time, each waited for until
-// its static pods run the target and are Ready.
+// Package controlplane implements the control-plane phase: the emulation
+// the user chose written to kubeadm's configuration, then `kubeadm upgrade
+// apply` on the bootstrap control-plane node and `kubeadm upgrade node` on
+// the other control-plane nodes, one at a time, each waited for until its
+// static pods run the target and are Ready.
 package controlplane
 
 import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
@@ -61,12 +66,9 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	upgrade := actions.Task{
 		ID:   stepid.ControlPlaneNode,
 		Name: "kubeadm upgrade node",
-		Done: func() (bool, string, error) {
-			done, _, err := staticpods.AtTarget(ctx, n)
-			return done, "", err
-		},
+		Done: func() (bool, string, error) { return nodeDone(ctx, n) },
 		Run: func() error {
-			return ctx.Kubeadm(Phase, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors())
+			return ctx.Kubeadm(Phase, n, append([]string{"upgrade", "node"}, ctx.KubeadmUpgradeArgs()...)...)
 		},
 	}
 	if bootstrap {
@@ -74,7 +76,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			ID:   stepid.ControlPlaneApply,
 			Name: "kubeadm upgrade apply " + st.Target,
 			Done: func() (bool, string, error) {
-				done, _, err := staticpods.AtTarget(ctx, n)
+				done, reason, err := nodeDone(ctx, n)
 				if err != nil || !done {
 					return false, "", err
 				}
@@ -82,10 +84,10 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				if err != nil {
 					return false, "", err
 				}
-				return cfg.KubernetesVersion == st.Target, "", nil
+				return cfg.KubernetesVersion == st.Target, reason, nil
 			},
 			Run: func() error {
-				args := []string{"upgrade", "apply", st.Target, "--yes", ctx.KubeadmIgnorePreflightErrors()}
+				args := append([]string{"upgrade", "apply", st.Target, "--yes"}, ctx.KubeadmUpgradeArgs()...)
 				if st.TargetVersion.Prerelease() != "" {
 					args = append(args, "--allow-experimental-upgrades", "--allow-release-candidate-upgrades")
 				}
@@ -93,7 +95,11 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 		}
 	}
-	steps := []actions.Step{upgrade}
+	var steps []actions.Step
+	if bootstrap && (ctx.Options.Emulation().Asked() || len(st.ConfigChanges) > 0) {
+		steps = append(steps, configStep(ctx))
+	}
+	steps = append(steps, upgrade)
 	if waitedForByKubelets(ctx) {
 		return steps
 	}
@@ -104,6 +110,79 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			return staticpods.WaitReady(ctx, n)
 		},
 	})
+}
+
+// nodeDone reports whether kubeadm is done with control-plane node n: its
+// static pods run the target (and the emulation the upgrade leaves) and,
+// on the last control-plane node, whose kubeadm upgrades the add-ons once
+// every control-plane node runs the target, kube-proxy does too unless it
+// is left at its version.
+func nodeDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
+	st := ctx.State
+	done, _, err := staticpods.AtTarget(ctx, n)
+	if err != nil || !done {
+		return false, "", err
+	}
+	last := st.ControlPlanes[len(st.ControlPlanes)-1]
+	if n.String() != last.String() || !kubeProxyBehind(st) {
+		return true, "", nil
+	}
+	// an earlier run left kube-proxy behind, or this one's kubeadm on
+	// another node has upgraded it since preflight looked
+	workloads, err := ctx.Kube().Workloads(ctx, "kube-system")
+	if err != nil {
+		return false, "", err
+	}
+	kp := plan.ImageVersion(kube.KubeProxyImage(workloads))
+	return kp == nil || plan.SameRelease(kp, st.TargetVersion), "", nil
+}
+
+// kubeProxyBehind reports whether preflight found kube-proxy at another
+// version than the target while the upgrade is to upgrade it.
+func kubeProxyBehind(st *actions.State) bool {
+	return st.KubeProxy != nil && !st.LeavesKubeProxy && !plan.SameRelease(st.KubeProxy, st.TargetVersion)
+}
+
+// configStep writes the emulation arguments the upgrade leaves into the
+// extraArgs of kubeadm's ClusterConfiguration (the kubeadm-config
+// ConfigMap), which `kubeadm upgrade apply` and `kubeadm upgrade node`
+// render the control plane from, every other field as it was.
+func configStep(ctx *actions.Context) actions.Step {
+	st := ctx.State
+	return actions.Todo[[]byte]{
+		ID:   stepid.ControlPlaneConfig,
+		Name: "setting the emulation in kubeadm's ClusterConfiguration",
+		Find: func() ([]byte, bool, string, error) {
+			client := ctx.Kube()
+			doc, err := client.ClusterConfigurationDocument(ctx)
+			if err != nil {
+				return nil, false, "", errors.Wrap(err, "failed to read kubeadm's ClusterConfiguration")
+			}
+			cfg, err := kube.ParseClusterConfiguration(doc)
+			if err != nil {
+				return nil, false, "", err
+			}
+			now := emulation.FromConfig(cfg)
+			if now.Equal(st.Emulation) {
+				return nil, true, "kubeadm's ClusterConfiguration already has these arguments", nil
+			}
+			edited, err := kube.SetExtraArgs(doc, emulation.ArgChanges(now, st.Emulation))
+			if err != nil {
+				return nil, false, "", err
+			}
+			for _, c := range emulation.Changes(now, st.Emulation) {
+				ctx.Logger.V(1).Infof("%s: kubeadm configuration: %s", Phase, c)
+			}
+			ctx.Logger.V(2).Infof("%s: kubeadm's ClusterConfiguration becomes:\n%s", Phase, edited)
+			return edited, false, "", nil
+		},
+		Run: func(doc []byte) error {
+			if err := ctx.Kube().SetClusterConfiguration(ctx, doc); err != nil {
+				return errors.Wrap(err, "failed to write kubeadm's ClusterConfiguration")
+			}
+			return nil
+		},
+	}
 }
 
 // waitedForByKubelets reports whether the wait for a node's control-plane

@@ -133,7 +133,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return done, "", err
 			},
 			Run: func() error {
-				if err := ctx.Kubeadm(Phase, n, "upgrade", "node", ctx.KubeadmIgnorePreflightErrors()); err != nil {
+				if err := ctx.Kubeadm(Phase, n, append([]string{"upgrade", "node"}, ctx.KubeadmUpgradeArgs()...)...); err != nil {
 					return err
 				}
 				return nodeutils.WriteString(ctx, n, marker, 0o644, st.Target+"\n")

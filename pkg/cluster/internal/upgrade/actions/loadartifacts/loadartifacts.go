@@ -22,9 +22,11 @@ limitations under the License.
 package loadartifacts
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -42,6 +44,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/patches"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
@@ -69,13 +72,17 @@ func NewAction() actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
 	now, later := st.ControlPlanes, st.Workers
-	if !st.UpgradesControlPlane {
+	switch {
+	case st.ControlPlaneOnly:
+		// only the control-plane nodes run kubeadm
+		later = nil
+	case !st.UpgradesControlPlane:
 		now, later = st.Ordered(), nil
 	}
 	// the images no source provides first, on every node that needs one:
 	// a registry the nodes cannot reach stops the upgrade before anything
 	// else changes
-	if err := pullFirst(ctx, st.Ordered()); err != nil {
+	if err := pullFirst(ctx, append(append([]nodes.Node{}, now...), later...)); err != nil {
 		return err
 	}
 	if err := load(ctx, now); err != nil {
@@ -131,8 +138,12 @@ func load(ctx *actions.Context, list []nodes.Node) error {
 }
 
 // Steps are the steps of this phase on node n: its pulls, which run on
-// every node before the rest, then its loading.
+// every node before the rest, then its loading. A worker has none when
+// only the control plane is re-applied.
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
+	if ctx.State.ControlPlaneOnly && !ctx.State.IsControlPlane(n) {
+		return nil
+	}
 	return append([]actions.Step{pullStep(ctx, n)}, loadSteps(ctx, n)...)
 }
 
@@ -156,7 +167,7 @@ func pullStep(ctx *actions.Context, n nodes.Node) actions.Step {
 func loadSteps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
 	info := st.Info[n.String()]
-	return []actions.Step{
+	steps := []actions.Step{
 		actions.Todo[map[*artifacts.Artifact]bool]{
 			ID:   stepid.LoadStage,
 			Name: "staging kubeadm, kubelet and kubectl in " + st.StagingDir(),
@@ -171,6 +182,11 @@ func loadSteps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Name: "checking the staged binaries' versions",
 			Run:  func() error { return checkStaged(ctx, n) },
 		},
+	}
+	if st.Patches != nil {
+		steps = append(steps, patchesStep(ctx, n))
+	}
+	return append(steps,
 		actions.Task{
 			ID:   stepid.LoadImport,
 			Name: fmt.Sprintf("importing %d image archive(s)", len(info.Load)),
@@ -189,7 +205,51 @@ func loadSteps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Name: "pinning the target's images",
 			Run:  func() error { return pin(ctx, n, info.Needed) },
 		},
+	)
+}
+
+// patchesStep copies kubeadm's patches to n's State.PatchesDir: the
+// files it lacks, each written under a temporary name and renamed (the
+// folder is named by the patches' digest, so a file there is the right
+// one).
+func patchesStep(ctx *actions.Context, n nodes.Node) actions.Step {
+	st := ctx.State
+	return actions.Todo[[]patches.File]{
+		ID:   stepid.LoadPatches,
+		Name: "copying the kubeadm patches of " + st.Patches.Dir + " to " + st.PatchesDir(),
+		Find: func() ([]patches.File, bool, string, error) {
+			missing, err := MissingPatches(ctx, n)
+			return missing, len(missing) == 0, "", err
+		},
+		Run: func(missing []patches.File) error {
+			for _, f := range missing {
+				if err := nodeutils.WriteFile(ctx, n, path.Join(st.PatchesDir(), f.Rel), 0o644, bytes.NewReader(f.Content)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
 	}
+}
+
+// MissingPatches returns the patch files not yet copied to n.
+func MissingPatches(ctx *actions.Context, n nodes.Node) ([]patches.File, error) {
+	st := ctx.State
+	var paths []string
+	for _, f := range st.Patches.Files {
+		paths = append(paths, path.Join(st.PatchesDir(), f.Rel))
+	}
+	found, err := nodeutils.ExistAll(ctx, n, paths...)
+	if err != nil {
+		return nil, err
+	}
+	var missing []patches.File
+	for i, f := range st.Patches.Files {
+		if !found[i] {
+			missing = append(missing, f)
+		}
+	}
+	return missing, nil
 }
 
 // pullImages pulls images on n through its containerd (crictl: the CRI,

@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -41,9 +42,12 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeprovider"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/patches"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/source"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
@@ -66,6 +70,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 		Info:                 map[string]*actions.NodeInfo{},
 		UpgradesControlPlane: !ctx.Options.Skips(actions.PhaseControlPlane),
 		UpgradesKubelets:     !ctx.Options.Skips(actions.PhaseKubelets),
+		LeavesKubeProxy:      ctx.Options.Skips(actions.PhaseKubeProxy),
 	}
 	ctx.State = st
 	// what the later phases take from ctx itself: the nodes and the source
@@ -82,6 +87,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{ID: stepid.PreflightKubeadmLock, Name: "waiting for kubeadm left running by an interrupted run", Run: waitForKubeadm},
 		{ID: stepid.PreflightCluster, Name: "checking the cluster", Run: checkCluster},
 		{ID: stepid.PreflightProbe, Name: "running the target's kubeadm", Run: probeKubeadm},
+		{ID: stepid.PreflightConfig, Name: "checking the kubeadm configuration and patches to apply", Run: checkConfig},
 		{ID: stepid.PreflightSkew, Name: "checking version skew", Run: checkVersions},
 		{ID: stepid.PreflightHost, Name: "checking the host", Run: checkHost},
 		{ID: stepid.PreflightDrains, Name: "checking pods on the nodes to drain", Run: checkDrains},
@@ -277,6 +283,11 @@ func checkCluster(ctx *actions.Context) error {
 		return err
 	}
 	st.From = "v" + from.String()
+	workloads, err := client.Workloads(ctx, "kube-system")
+	if err != nil {
+		return errors.Wrap(err, "failed to read kube-proxy's version")
+	}
+	st.KubeProxy = plan.ImageVersion(kube.KubeProxyImage(workloads))
 	registered, err := readyNodes(ctx)
 	if err != nil {
 		return err
@@ -436,12 +447,113 @@ func checkVersions(ctx *actions.Context) error {
 		current.Kubelets[name] = info.Kubelet
 		current.Installed[name] = info.Installed
 	}
+	current.KubeProxy, current.LeavesKubeProxy = st.KubeProxy, st.LeavesKubeProxy
 	decision, err := plan.Decide(st.TargetVersion, current)
 	if err != nil {
 		return err
 	}
-	if decision == plan.NothingToDo {
+	if st.LeavesKubeProxy && st.UpgradesControlPlane {
+		if err := plan.CheckKubeProxy(st.TargetVersion, st.KubeProxy); err != nil {
+			return errors.Wrapf(err, "%s %s", ctx.Options.Name(options.SkipPhases), actions.PhaseKubeProxy)
+		}
+	}
+	if decision != plan.NothingToDo {
+		return nil
+	}
+	if !st.UpgradesControlPlane {
+		// nothing else would re-apply it
 		st.NothingToDo = true
+		return nil
+	}
+	// every node runs the target: is the control plane's emulation to
+	// change, or has a run that changed it not re-applied every node yet?
+	changed, err := emulationToApply(ctx)
+	if err != nil || !changed {
+		st.NothingToDo = err == nil
+		return err
+	}
+	st.ControlPlaneOnly = true
+	st.UpgradesKubelets = false
+	return nil
+}
+
+// emulationToApply reports whether the control plane is to be re-applied
+// for its emulation: the kubeadm configuration is to change, or a
+// control-plane node's static pods do not run with the emulation it sets
+// (a run that changed it was interrupted). Without --patches, which may
+// set these flags themselves, static pods that emulate while the
+// configuration sets no emulation count too: an interrupted run that
+// removed it.
+func emulationToApply(ctx *actions.Context) (bool, error) {
+	st := ctx.State
+	if len(st.ConfigChanges) > 0 {
+		return true, nil
+	}
+	if !st.EmulationManaged {
+		if ctx.Options.Patches != "" {
+			return false, nil
+		}
+		// should the pods emulate, the control plane is re-applied
+		// without: the Done checks then look at the flags
+		st.EmulationManaged = true
+	}
+	behind := make([]string, len(st.ControlPlanes))
+	if err := actions.OnNodes(st.ControlPlanes, func(i int, n nodes.Node) error {
+		done, reason, err := staticpods.AtTarget(ctx, n)
+		if err == nil && !done {
+			behind[i] = n.String() + ": " + reason
+		}
+		return err
+	}); err != nil {
+		return false, err
+	}
+	for _, why := range behind {
+		if why != "" {
+			ctx.Logger.V(1).Infof("the control plane is re-applied for its emulation: %s", why)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// checkConfig decides the emulation arguments the upgrade leaves in
+// kubeadm's configuration and refuses those the target's binaries would
+// refuse; and reads --patches as the target's kubeadm will.
+func checkConfig(ctx *actions.Context) error {
+	st := ctx.State
+	choice := ctx.Options.Emulation()
+	st.EmulationNow = emulation.FromConfig(st.ClusterConfig)
+	st.Emulation = emulation.Desired(st.EmulationNow, choice, st.TargetVersion)
+	st.EmulationManaged = choice.Asked() || !st.EmulationNow.Empty() || !st.Emulation.Empty()
+	origin := func(name string) string {
+		switch {
+		case name == emulation.EmulatedVersion && choice.Version != "":
+			return ctx.Options.Name(options.EmulatedVersion) + " " + choice.Version
+		case name == emulation.ForwardCompatible && choice.ForwardCompatible != nil:
+			return fmt.Sprintf("%s=%v", ctx.Options.Name(options.EmulationForwardCompatible), *choice.ForwardCompatible)
+		}
+		return "the cluster's kubeadm configuration (kubeadm-config ConfigMap in kube-system)"
+	}
+	if err := emulation.Check(st.Emulation, st.TargetVersion, origin); err != nil {
+		if choice.Version == "" {
+			// the cluster's own emulation: the fix is a new one
+			return errors.Errorf("%v; set another with %s, or remove it with %s=%s", err, ctx.Options.Name(options.EmulatedVersion), ctx.Options.Name(options.EmulatedVersion), emulation.None)
+		}
+		return err
+	}
+	st.ConfigChanges = emulation.Changes(st.EmulationNow, st.Emulation)
+	if len(st.ConfigChanges) > 0 && !st.UpgradesControlPlane {
+		return errors.Errorf("%s changes the kubeadm configuration of the control plane, which the %s phase applies: do not skip it", ctx.Options.Name(options.EmulatedVersion), actions.PhaseControlPlane)
+	}
+	if ctx.Options.Patches != "" {
+		set, err := patches.Read(ctx.Options.Patches, st.TargetVersion, ctx.Options.Name(options.Patches))
+		if err != nil {
+			return err
+		}
+		for _, ignored := range set.Ignored {
+			ctx.Logger.Warnf("%s: kubeadm %s ignores %s", ctx.Options.Name(options.Patches), st.Target, ignored)
+		}
+		st.Patches = set
 	}
 	return nil
 }
@@ -684,12 +796,19 @@ func ParseDF(out string) ([]FileSystem, error) {
 	return fss, nil
 }
 
+// kubeadmPhasesSince is the first kubeadm whose `upgrade apply` has
+// phases (and --skip-phases).
+var kubeadmPhasesSince = semver.MustParse("1.32.0-0")
+
 // checkSkips refuses --skip-phases that would break the version-skew policy
 // or leave a phase without what an earlier one provides.
 func checkSkips(ctx *actions.Context) error {
 	st := ctx.State
 	if !st.UpgradesControlPlane && st.UpgradesKubelets && st.From != st.Target {
 		return errors.Errorf("%s %s would upgrade kubelets while the control plane still runs %s, but a kubelet must never be newer than the API server: skip %s too, or upgrade the control plane first", ctx.Options.Name(options.SkipPhases), actions.PhaseControlPlane, st.From, actions.PhaseKubelets)
+	}
+	if st.LeavesKubeProxy && st.UpgradesControlPlane && st.TargetVersion.LessThan(kubeadmPhasesSince) {
+		return errors.Errorf("%s %s: kubeadm %s cannot skip its %s phase (kubeadm upgrade apply has phases from v1.32 on)", ctx.Options.Name(options.SkipPhases), actions.PhaseKubeProxy, st.Target, actions.KubeadmKubeProxyPhase)
 	}
 	if !ctx.Options.Skips(actions.PhaseLoadArtifacts) || (!st.UpgradesControlPlane && !st.UpgradesKubelets) {
 		return nil
@@ -698,13 +817,22 @@ func checkSkips(ctx *actions.Context) error {
 	// the first node with a problem, a failed look included, is the one
 	// named (each look's error is returned in its node's turn)
 	paths := st.StagedAll(artifacts.Binaries)
-	found := make([][]bool, len(ctx.Nodes))
-	lookErrs := make([]error, len(ctx.Nodes))
-	_ = actions.OnNodes(ctx.Nodes, func(i int, n nodes.Node) error {
+	if st.Patches != nil {
+		for _, f := range st.Patches.Files {
+			paths = append(paths, path.Join(st.PatchesDir(), f.Rel))
+		}
+	}
+	loaded := ctx.Nodes
+	if st.ControlPlaneOnly {
+		loaded = st.ControlPlanes
+	}
+	found := make([][]bool, len(loaded))
+	lookErrs := make([]error, len(loaded))
+	_ = actions.OnNodes(loaded, func(i int, n nodes.Node) error {
 		found[i], lookErrs[i] = nodeutils.ExistAll(ctx, n, paths...)
 		return lookErrs[i]
 	})
-	for i, n := range ctx.Nodes {
+	for i, n := range loaded {
 		if load := st.Info[n.String()].Load; len(load) > 0 {
 			return errors.Errorf("%s %s: node %q still lacks the images of %s: run the %s phase", ctx.Options.Name(options.SkipPhases), actions.PhaseLoadArtifacts, n, load[0].Name, actions.PhaseLoadArtifacts)
 		}

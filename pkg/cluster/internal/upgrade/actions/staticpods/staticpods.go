@@ -30,6 +30,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/plan"
@@ -41,7 +42,24 @@ const manifestsDir = "/etc/kubernetes/manifests"
 // staticPodImages returns, for each static pod manifest on n, the image it
 // runs, keyed by component.
 func staticPodImages(ctx *actions.Context, n nodes.Node) (map[string]string, error) {
+	manifests, err := staticPodManifests(ctx, n)
+	if err != nil {
+		return nil, err
+	}
 	images := map[string]string{}
+	for component, pod := range manifests {
+		images[component] = ""
+		if len(pod.Images) > 0 {
+			images[component] = pod.Images[0]
+		}
+	}
+	return images, nil
+}
+
+// staticPodManifests returns the static pod manifests on n, keyed by
+// component.
+func staticPodManifests(ctx *actions.Context, n nodes.Node) (map[string]kube.Pod, error) {
+	manifests := map[string]kube.Pod{}
 	for _, component := range plan.ControlPlaneComponents {
 		manifest := path.Join(manifestsDir, component+".yaml")
 		content, ok, err := nodeutils.ReadFile(ctx, n, manifest)
@@ -55,15 +73,12 @@ func staticPodImages(ctx *actions.Context, n nodes.Node) (map[string]string, err
 		if err != nil {
 			return nil, errors.Wrapf(err, "failed to read %s on node %q", manifest, n)
 		}
-		images[component] = ""
-		if len(pod.Images) > 0 {
-			images[component] = pod.Images[0]
-		}
+		manifests[component] = pod
 	}
-	if images["kube-apiserver"] == "" {
+	if pod, ok := manifests["kube-apiserver"]; !ok || len(pod.Images) == 0 || pod.Images[0] == "" {
 		return nil, errors.Errorf("node %q has no kube-apiserver static pod manifest", n)
 	}
-	return images, nil
+	return manifests, nil
 }
 
 // targetImage returns the image kubeadm uses for component at the target.
@@ -71,24 +86,44 @@ func targetImage(ctx *actions.Context, component string) string {
 	return plan.ComponentImage(ctx.State.Images, component)
 }
 
-// AtTarget reports whether every static pod manifest on n names
-// the target's image; reason lists those that do not.
+// AtTarget reports whether every static pod manifest on n names the
+// target's image and, when the emulation is managed
+// (State.EmulationManaged), runs with the arguments of State.Emulation;
+// reason lists those that do not.
 func AtTarget(ctx *actions.Context, n nodes.Node) (bool, string, error) {
-	images, err := staticPodImages(ctx, n)
+	manifests, err := staticPodManifests(ctx, n)
 	if err != nil {
 		return false, "", err
 	}
 	var behind []string
 	for _, component := range plan.ControlPlaneComponents {
-		image, ok := images[component]
+		pod, ok := manifests[component]
 		if !ok {
 			continue
 		}
+		image := ""
+		if len(pod.Images) > 0 {
+			image = pod.Images[0]
+		}
 		if want := targetImage(ctx, component); imageref.Normalize(image) != imageref.Normalize(want) {
 			behind = append(behind, fmt.Sprintf("%s runs %s", component, image))
+			continue
+		}
+		if why := commandMismatch(ctx, component, pod.Command); why != "" {
+			behind = append(behind, why)
 		}
 	}
 	return len(behind) == 0, strings.Join(behind, ", "), nil
+}
+
+// commandMismatch says how a component's command differs from the
+// emulation the upgrade leaves, "" when it does not or the emulation is
+// not managed.
+func commandMismatch(ctx *actions.Context, component string, command []string) string {
+	if !ctx.State.EmulationManaged {
+		return ""
+	}
+	return emulation.Mismatch(ctx.State.Emulation, component, command)
 }
 
 // podsReady returns n's static pods among pods (as the API server lists
@@ -111,6 +146,9 @@ func podsReady(ctx *actions.Context, n nodes.Node, images map[string]string, pod
 				if imageref.Normalize(image) != want {
 					return nil, errors.Errorf("%s on %s runs %s, not %s yet", component, n, image, want)
 				}
+			}
+			if why := commandMismatch(ctx, component, p.Command); why != "" {
+				return nil, errors.Errorf("%s on %s yet", why, n)
 			}
 			if !p.Ready {
 				return nil, errors.Errorf("%s on %s is not Ready yet", component, n)

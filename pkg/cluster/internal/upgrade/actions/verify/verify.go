@@ -28,6 +28,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
@@ -56,17 +57,42 @@ func (a *action) Execute(ctx *actions.Context) error {
 	return ctx.RunChecks(Phase, checks, nil)
 }
 
+// checkServerVersion waits until the API server reports the target and,
+// when the emulation is managed, emulates what the upgrade left.
 func checkServerVersion(ctx *actions.Context) error {
-	return ctx.WaitFor("the API server to report "+ctx.State.Target, func(ctx *actions.Context) (bool, error) {
+	st := ctx.State
+	want := ""
+	if st.EmulationManaged {
+		want = emulatedVersion(st)
+	}
+	return ctx.WaitFor("the API server to report "+st.Target, func(ctx *actions.Context) (bool, error) {
 		got, err := ctx.Kube().Once().ServerVersion(ctx)
 		if err != nil {
 			return false, err
 		}
-		if got != ctx.State.Target {
-			return false, errors.Errorf("the API server reports %s", got)
+		if got.GitVersion != st.Target {
+			return false, errors.Errorf("the API server reports %s", got.GitVersion)
+		}
+		if emulated := got.Emulation(); want != "" && emulated != "" && emulated != want {
+			return false, errors.Errorf("the API server emulates %s, not %s", emulated, want)
 		}
 		return true, nil
 	})
+}
+
+// emulatedVersion is the version kube-apiserver emulates with the
+// emulation the upgrade leaves: its own minor version when none.
+func emulatedVersion(st *actions.State) string {
+	own := fmt.Sprintf("%d.%d", st.TargetVersion.Major(), st.TargetVersion.Minor())
+	value, ok := st.Emulation[emulation.Components[0].Section][emulation.EmulatedVersion]
+	if !ok {
+		return own
+	}
+	v, err := emulation.ParseValue(value)
+	if err != nil || v == nil {
+		return own
+	}
+	return fmt.Sprintf("%d.%d", v.Major(), v.Minor())
 }
 
 func checkControlPlanes(ctx *actions.Context) error {
