@@ -70,19 +70,14 @@ type ImageDirSpec struct {
 // ImageDir lays out an ImageDirSpec in out.
 func ImageDir(_ context.Context, out string, s ImageDirSpec) error {
 	bin := filepath.Join(out, "kubernetes", "server", "bin")
-	for _, b := range nodeBinaries {
-		if err := host.LinkOrCopy(s.Kube.Join(b), filepath.Join(bin, b)); err != nil {
-			return err
-		}
+	if err := linkAll(s.Kube, nodeBinaries, bin); err != nil {
+		return err
 	}
-	for _, d := range s.ControlPlane {
-		c, err := component(d)
-		if err != nil {
-			return err
-		}
-		if err := host.LinkOrCopy(d.Join("image.tar"), filepath.Join(bin, c+".tar")); err != nil {
-			return err
-		}
+	components, err := linkControlPlane(s.ControlPlane, bin)
+	if err != nil {
+		return err
+	}
+	for _, c := range components {
 		if err := os.WriteFile(filepath.Join(bin, c+".docker_tag"), []byte(s.Version), 0o644); err != nil {
 			return err
 		}
@@ -95,6 +90,33 @@ func ImageDir(_ context.Context, out string, s ImageDirSpec) error {
 		}
 	}
 	return nil
+}
+
+// linkAll links each of names in the folder from into the folder to.
+func linkAll(from host.Path, names []string, to string) error {
+	for _, n := range names {
+		if err := host.LinkOrCopy(from.Join(n), filepath.Join(to, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// linkControlPlane links the control-plane image archive of each entry
+// into dir as <component>.tar and returns the components.
+func linkControlPlane(entries []host.Path, dir string) ([]string, error) {
+	var components []string
+	for _, d := range entries {
+		c, err := component(d)
+		if err != nil {
+			return nil, err
+		}
+		if err := host.LinkOrCopy(d.Join("image.tar"), filepath.Join(dir, c+".tar")); err != nil {
+			return nil, err
+		}
+		components = append(components, c)
+	}
+	return components, nil
 }
 
 // ReleaseSpec is what kind's builder takes:
@@ -194,12 +216,7 @@ type BinariesSpec struct{ Kube host.Path }
 
 // Binaries lays out a BinariesSpec in out.
 func Binaries(_ context.Context, out string, s BinariesSpec) error {
-	for _, b := range nodeBinaries {
-		if err := host.LinkOrCopy(s.Kube.Join(b), filepath.Join(out, b)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return linkAll(s.Kube, nodeBinaries, out)
 }
 
 // TreeSpec is the _output/ folder a Kubernetes source tree has after `make
@@ -220,19 +237,11 @@ var serverBinaries = []string{"kubeadm", "kubelet", "kubectl", "kube-apiserver",
 func Tree(_ context.Context, out string, s TreeSpec) error {
 	bin := filepath.Join(out, "_output", "dockerized", "bin", "linux", "amd64")
 	images := filepath.Join(out, "_output", "release-images", "amd64")
-	for _, b := range serverBinaries {
-		if err := host.LinkOrCopy(s.Kube.Join(b), filepath.Join(bin, b)); err != nil {
-			return err
-		}
+	if err := linkAll(s.Kube, serverBinaries, bin); err != nil {
+		return err
 	}
-	for _, d := range s.ControlPlane {
-		c, err := component(d)
-		if err != nil {
-			return err
-		}
-		if err := host.LinkOrCopy(d.Join("image.tar"), filepath.Join(images, c+".tar")); err != nil {
-			return err
-		}
+	if _, err := linkControlPlane(s.ControlPlane, images); err != nil {
+		return err
 	}
 	return host.LinkOrCopy(s.Pause.Join("image.tar"), filepath.Join(images, "pause.tar"))
 }
