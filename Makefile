@@ -31,6 +31,10 @@
 #   make e2e-faults-short  the same with a short chain (part of make test)
 #   make e2e-pinned  the end-to-end test of a cluster whose kubeadmConfigPatches
 #                  pin etcd's and CoreDNS's images (needs root)
+#   make e2e-compat  the end-to-end test of compatibility versions: the control
+#                  plane upgraded emulating the old minor, kubelets and
+#                  kube-proxy left behind, the emulation removed, the rest
+#                  upgraded (needs root)
 #   make e2e-podman  make e2e's upgrade on a cluster kind created with podman
 #                  (KIND_EXPERIMENTAL_PROVIDER=podman; installs and sets up
 #                  podman, hack/e2e/podman-setup.sh; needs root)
@@ -115,6 +119,9 @@ e2e-faults-short: build host-setup
 e2e-pinned: build host-setup
 	hack/make-rules/e2e.sh pinned $(ARGS)
 
+e2e-compat: build host-setup
+	hack/make-rules/e2e.sh compat $(ARGS)
+
 e2e-podman: build host-setup
 	hack/make-rules/e2e.sh podman $(ARGS)
 
@@ -152,4 +159,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean
+.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-compat e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean

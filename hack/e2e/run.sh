@@ -24,6 +24,7 @@
 #   pinned        TestIntegrationUpgradePinnedImages (make e2e-pinned)
 #   faults        TestIntegrationUpgradeFaults (make e2e-faults)
 #   faults-short  TestIntegrationUpgradeFaultsShort (make e2e-faults-short)
+#   compat        TestIntegrationUpgradeCompatibility (make e2e-compat)
 #   podman        TestIntegrationUpgradePodman (make e2e-podman): the node
 #                 images are loaded into podman's store first, and the test
 #                 runs with KIND_EXPERIMENTAL_PROVIDER=podman
@@ -55,10 +56,11 @@ case "${SUITE}" in
   pinned) TEST=TestIntegrationUpgradePinnedImages REPORT=pinned-report.txt DIR="${ARTIFACTS}/pinned" ;;
   faults) TEST=TestIntegrationUpgradeFaults REPORT=faults-report.txt DIR="${ARTIFACTS}/faults" ;;
   faults-short) TEST=TestIntegrationUpgradeFaultsShort REPORT=faults-report.txt DIR="${ARTIFACTS}/faults-short" ;;
+  compat) TEST=TestIntegrationUpgradeCompatibility REPORT=compat-report.txt DIR="${ARTIFACTS}/compat" ;;
   podman) TEST=TestIntegrationUpgradePodman REPORT=upgrade-report.txt DIR="${ARTIFACTS}/podman" ;;
   bench) DIR="${ARTIFACTS}/bench" ;;
   *)
-    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short, podman or bench" >&2
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short, compat, podman or bench" >&2
     exit 1
     ;;
 esac

@@ -14,10 +14,10 @@
 # limitations under the License.
 
 # e2e.sh SUITE [FLAG...]: one end-to-end suite (make e2e, e2e-ha,
-# e2e-pinned, e2e-faults, e2e-faults-short) or the benchmark (make bench),
-# after make host-setup: runs hack/e2e/run.sh with the same arguments. Needs
-# root. The first run builds every image and binary offline and caches them
-# (see hack/e2e/build-artifacts.sh).
+# e2e-pinned, e2e-faults, e2e-faults-short, e2e-compat) or the benchmark
+# (make bench), after make host-setup: runs hack/e2e/run.sh with the same
+# arguments. Needs root. The first run builds every image and binary
+# offline and caches them (see hack/e2e/build-artifacts.sh).
 
 set -o errexit -o nounset -o pipefail
 

@@ -21,8 +21,8 @@ limitations under the License.
 //
 //	go test -tags e2e ./test/e2e -run '^TestIntegrationUpgradeHA$' -args -manifest=FILE
 //
-// which make e2e, e2e-ha, e2e-pinned, e2e-faults and e2e-faults-short do
-// through hack/e2e/run.sh. Under -short they skip. What they share lives in
+// which make e2e, e2e-ha, e2e-pinned, e2e-faults, e2e-faults-short and
+// e2e-compat do through hack/e2e/run.sh. Under -short they skip. What they share lives in
 // packages beside: kindtest (the cluster driver), manifest, timeline
 // (events and order checks), probe (availability), faultchain and
 // etcdcheck, whose unit tests run in make unit.

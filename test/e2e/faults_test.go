@@ -112,11 +112,12 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	}
 }
 
-// faultedRun runs `kind alpha upgrade --output json` and applies the first
-// fault pick (when not nil) returns for one of its events. It returns when
-// the run has ended and the fault's own work (a node restart) is done.
-func (h *harness) faultedRun(imageDir string, pick func(timeline.Event) *faultchain.Point) faultRun {
-	cmd := exec.Command(h.Kind, "alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json", "-v", "1")
+// faultedRun runs `kind alpha upgrade --output json` (with flags added)
+// and applies the first fault pick (when not nil) returns for one of its
+// events. It returns when the run has ended and the fault's own work (a
+// node restart) is done.
+func (h *harness) faultedRun(imageDir string, pick func(timeline.Event) *faultchain.Point, flags ...string) faultRun {
+	cmd := exec.Command(h.Kind, append([]string{"alpha", "upgrade", "--name", h.Name, "--image-dir", imageDir, "--output", "json", "-v", "1"}, flags...)...)
 	// a SIGKILLed run's docker exec children may hold its pipes for long
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
