@@ -28,6 +28,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/kindrecipe"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/gobuild"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/host"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/image"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/images"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/kindbase"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/layout"
@@ -400,7 +401,7 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 		return nil, "", err
 	}
 	// the tests may also want it in Docker (kind load docker-image)
-	if imageID(ctx, canaryImage) == "" {
+	if image.ID(ctx, canaryImage) == "" {
 		if _, err := output(ctx, "", nil, "docker", "load", "-i", filepath.Join(canaryDir, "image.tar")); err != nil {
 			return nil, "", err
 		}

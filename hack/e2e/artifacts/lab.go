@@ -29,6 +29,8 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/graph"
 	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/kindrecipe"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/host"
+	"github.com/kindupgrade/kind-upgrade/hack/e2e/artifacts/recipes/image"
 )
 
 // goEnv is the environment of every Go build of the lab.
@@ -122,27 +124,7 @@ func (l *lab) ensure(ctx context.Context, e *graph.Entry) (string, error) {
 // output runs a command and returns its stdout, trimmed; an error quotes
 // its stderr.
 func output(ctx context.Context, dir string, env []string, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// imageID is Docker's id of an image, "" when it has none.
-func imageID(ctx context.Context, name string) string {
-	id, err := output(ctx, "", nil, "docker", "image", "inspect", "-f", "{{.Id}}", name)
-	if err != nil {
-		return ""
-	}
-	return id
+	return host.Output(ctx, host.Command{Dir: dir, Env: env, Name: name, Args: args})
 }
 
 // dockerImageValid: an entry that describes a Docker image is valid only
@@ -153,7 +135,7 @@ func dockerImageValid(dir string) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	return imageID(context.Background(), string(name)) == strings.TrimSpace(string(id))
+	return image.ID(context.Background(), string(name)) == strings.TrimSpace(string(id))
 }
 
 // readName is the first line of a file of an entry (image-name, image-names).
