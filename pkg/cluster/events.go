@@ -57,6 +57,11 @@ const (
 // values of the steps that stay do not change.
 type UpgradeStepID = stepid.ID
 
+// UpgradeStepCallerHook is the step of a hook given with UpgradeWithHook:
+// the one step identifier that names no phase, since the hook runs after
+// any phase, node or target (its event's Phase and Node say which).
+const UpgradeStepCallerHook = stepid.CallerHook
+
 // UpgradeStepIDs lists every step identifier in the order the steps run.
 func UpgradeStepIDs() []UpgradeStepID {
 	return stepid.All()

@@ -30,6 +30,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeprovider"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 )
 
@@ -51,10 +52,16 @@ func (f upgradeOptionAdapter) apply(o *upgrade.Options) error { return f(o) }
 // its parent folders, a kubernetes-server-linux-<arch>.tar.gz, a Kubernetes
 // source tree after a build, or a flat folder of binaries and *.tar
 // archives. With UpgradeWithImage, a folder of *.tar archives that adds to
-// the image's images. This or UpgradeWithImage is required.
+// the image's images. This or UpgradeWithImage is required. Given more
+// than once (without UpgradeWithImage), the folders are a chain of
+// targets, in order, each one minor version above the one before: the
+// control plane is upgraded to each in turn, the kubelets once, to the
+// last (earlier only when a kubelet would otherwise fall more than 3 minor
+// versions behind); kubeadm and kubectl move with the control plane.
+// Every target is checked before anything changes.
 func UpgradeWithImageDir(dir string) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
-		o.ImageDir = dir
+		o.AddTarget("", dir)
 		return nil
 	})
 }
@@ -64,10 +71,11 @@ func UpgradeWithImageDir(dir string) UpgradeOption {
 // kubeadm, kubelet and kubectl, and the images in its containerd store. An
 // image that is not on the host is pulled through the node provider, as
 // kind create cluster pulls its node image. This or UpgradeWithImageDir is
-// required.
+// required. Given more than once (without UpgradeWithImageDir), the images
+// are a chain of targets, as for UpgradeWithImageDir.
 func UpgradeWithImage(image string) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
-		o.Image = image
+		o.AddTarget(image, "")
 		return nil
 	})
 }
@@ -202,6 +210,28 @@ func UpgradeWithEmulationForwardCompatible(on bool) UpgradeOption {
 func UpgradeWithPatches(dir string) UpgradeOption {
 	return upgradeOptionAdapter(func(o *upgrade.Options) error {
 		o.Patches = dir
+		return nil
+	})
+}
+
+// UpgradeHookPoint is where an upgrade is when it runs the hook given
+// with UpgradeWithHook: after a phase (Phase set, Node empty), after a
+// node of the control-plane or kubelets phase (both set), or after a whole
+// target (both empty); Hop is the target's 1-based position in a chain (1
+// for a single target) and Target its version.
+type UpgradeHookPoint = actions.HookPoint
+
+// UpgradeWithHook runs hook, blocking, after each phase that ran, after
+// each node of the control-plane and kubelets phases, and after each
+// target of a chain (and the single target otherwise): for example to
+// check a workload between the control plane and the kubelets. An error
+// stops the upgrade there as a failure; running the same upgrade again
+// continues from there, running the hook again at the points it passes.
+// With several workers upgraded at once, the hook may run for them
+// concurrently. A dry run runs no hook.
+func UpgradeWithHook(hook func(UpgradeHookPoint) error) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Hook = hook
 		return nil
 	})
 }

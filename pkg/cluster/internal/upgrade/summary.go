@@ -39,6 +39,8 @@ func summary(st *actions.State, opts options.Upgrade) string {
 			continue
 		}
 		switch {
+		case !skips(p.Name) && p.unneeded != nil && p.unneeded(st) != "":
+			// it had nothing to do
 		case !skips(p.Name):
 			if p.done != "" {
 				phrase := p.done
@@ -66,6 +68,14 @@ func summary(st *actions.State, opts options.Upgrade) string {
 		msg := "Re-applied the control plane at " + st.Target + " for its new emulation (the kubelets already ran it)." + config
 		for _, note := range notes {
 			msg += " " + note
+		}
+		return msg
+	}
+	if st.KubeletsAt != "" && len(behind) == 0 {
+		// a chain's hop before the kubelets move
+		msg := "Upgraded the control plane from " + st.From + " to " + st.Target + "; the kubelets move at " + st.KubeletsAt + "." + config
+		if b := kubeletsBehind(st); b != "" {
+			msg += " Still older until then: " + b + "."
 		}
 		return msg
 	}
@@ -120,6 +130,9 @@ func kubeProxyBehind(st *actions.State, opts options.Upgrade) string {
 func kubeletsUnneeded(st *actions.State) string {
 	if st.ControlPlaneOnly {
 		return "every kubelet already runs " + st.Target
+	}
+	if st.KubeletsAt != "" {
+		return "the kubelets move at " + st.KubeletsAt
 	}
 	return ""
 }

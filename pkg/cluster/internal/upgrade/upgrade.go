@@ -196,6 +196,10 @@ type Options struct {
 	// changed.
 	Spinner io.Writer
 	Context context.Context
+	// Hook, when set, runs after each phase that ran, each control-plane
+	// and kubelets node, and each target (see actions.HookPoint): its
+	// error fails the upgrade there.
+	Hook func(actions.HookPoint) error
 }
 
 // Validate checks the choices that need no cluster: the phases to skip
@@ -242,6 +246,7 @@ func Run(opts Options) error {
 	ctx.Cluster = opts.Cluster
 	ctx.HostCmder = opts.HostCmder
 	ctx.Options = opts.Upgrade
+	ctx.Hook = opts.Hook
 	return r.Run(report.Scope{}, func() (bool, string, error) {
 		if err := Validate(opts); err != nil {
 			return false, "", err
@@ -251,7 +256,11 @@ func Run(opts Options) error {
 			what = "Planning the upgrade of cluster " + strconv.Quote(opts.ClusterName) + " (dry run: nothing changes) ..."
 		}
 		ctx.Logger.V(0).Info(what)
-		skipped, msg, err := runWorkflow(ctx, r, opts)
+		run := runSingle
+		if len(opts.Then) > 0 {
+			run = runChain
+		}
+		skipped, msg, err := run(ctx, r, opts)
 		// work a phase left running beside the next ones (the workers'
 		// load-artifacts) ends before the upgrade does, whatever happened,
 		// and only then is the source closed
@@ -271,10 +280,28 @@ func Run(opts Options) error {
 	})
 }
 
-// runWorkflow runs the phases in order. A phase after control-plane starts
-// once the work left running beside the earlier ones has ended.
-func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, string, error) {
+// runSingle upgrades to a single target: the workflow, then the closing
+// lines and the caller's hook after the upgrade.
+func runSingle(ctx *actions.Context, r *report.Reporter, opts Options) (bool, string, error) {
 	start := time.Now()
+	skipped, msg, err := runWorkflow(ctx, r, opts)
+	if err != nil || skipped {
+		return skipped, msg, err
+	}
+	if err := ctx.Wait(); err != nil {
+		return false, "", err
+	}
+	if err := ctx.RunHook(actions.HookPoint{}); err != nil {
+		return false, "", err
+	}
+	closingLines(ctx, ctx.State, opts, start)
+	return false, "", nil
+}
+
+// runWorkflow runs the phases in order, each followed by the caller's
+// hook, and reports the summary. A phase after control-plane starts once
+// the work left running beside the earlier ones has ended.
+func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, string, error) {
 	for i, p := range workflow {
 		// the phases that always run decided whether any other does
 		if p.Skippable && ctx.State.NothingToDo {
@@ -290,6 +317,7 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 				return false, "", err
 			}
 		}
+		ran := false
 		if err := r.Run(report.Scope{Phase: p.Name}, func() (bool, string, error) {
 			if opts.Skips(p.Name) {
 				return true, opts.Name(options.SkipPhases), nil
@@ -299,16 +327,21 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 					return true, why, nil
 				}
 			}
+			ran = true
 			return false, "", p.action.Execute(ctx)
 		}); err != nil {
 			return false, "", err
+		}
+		if ran && !ctx.State.NothingToDo && !opts.DryRun {
+			if err := ctx.RunHook(actions.HookPoint{Phase: p.Name}); err != nil {
+				return false, "", err
+			}
 		}
 	}
 	if err := ctx.Wait(); err != nil {
 		return false, "", err
 	}
 	r.Info(report.Scope{}, summary(ctx.State, opts.Upgrade))
-	closingLines(ctx, opts, start)
 	return false, "", nil
 }
 
@@ -317,12 +350,11 @@ func runWorkflow(ctx *actions.Context, r *report.Reporter, opts Options) (bool, 
 // credentials do not change), and the host's kubectl may need the
 // cluster's version. Only for people: with JSON output the upgrade's
 // finished event has the duration, and the host is not asked.
-func closingLines(ctx *actions.Context, opts Options, start time.Time) {
+func closingLines(ctx *actions.Context, st *actions.State, opts Options, start time.Time) {
 	if opts.JSON {
 		return
 	}
 	ctx.Logger.V(0).Infof("Took %s. The kubeconfig keeps working; try: kubectl cluster-info --context kind-%s", time.Since(start).Round(time.Second), opts.ClusterName)
-	st := ctx.State
 	if opts.Skips(actions.PhaseControlPlane) || st.Bootstrap == nil {
 		return
 	}
@@ -344,7 +376,10 @@ func closingLines(ctx *actions.Context, opts Options, start time.Time) {
 // writePlan prints what the upgrade would do.
 func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 	st, skipped := ctx.State, ctx.Options.Skips
-	p := &plan.Plan{From: st.From, To: st.Target, Source: ctx.Source.Name(), Images: st.Images, KubeadmConfig: st.ConfigChanges, ControlPlaneOnly: st.ControlPlaneOnly}
+	p := &plan.Plan{From: st.From, To: st.Target, Source: ctx.Source.Name(), Images: st.Images, KubeadmConfig: st.ConfigChanges, ControlPlaneOnly: st.ControlPlaneOnly, KubeletsAt: st.KubeletsAt}
+	if ctx.Hop != nil {
+		p.Hop, p.Hops = ctx.Hop.Index, ctx.Hop.Count
+	}
 	p.SkippedPhases = append(p.SkippedPhases, opts.SkipPhases...)
 	sort.Strings(p.SkippedPhases)
 	if st.Patches != nil {
@@ -358,6 +393,10 @@ func writePlan(ctx *actions.Context, r *report.Reporter, opts Options) error {
 			Bootstrap: n.String() == st.Bootstrap.String(),
 			From:      "v" + info.Kubelet.String(),
 			To:        st.Target,
+		}
+		if ctx.Hop != nil && !st.UpgradesKubelets {
+			// a chain's hop that leaves the kubelets
+			np.To = np.From
 		}
 		for _, a := range info.Load {
 			np.Load = append(np.Load, a.Name)

@@ -39,6 +39,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
@@ -1047,12 +1048,24 @@ func TestEveryStepHasAStableID(t *testing.T) {
 	e := newEnv(t, 2, 1, fakenode.ReleaseTree)
 	e.patches = writePatches(t, map[string]string{"kube-apiserver+json.yaml": apiServerPatch})
 	rec := mustRun(t, e, emulating("1.33", false))
+	// a chain's earlier targets and a Go caller's hooks have steps of
+	// their own
+	chain := newChainEnv(t, "v1.33.13", 1, 1, "v1.34.4", "v1.35.4")
+	chained, err := chain.run(func(o *upgrade.Options) { o.Hook = func(actions.HookPoint) error { return nil } })
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[stepid.ID]bool{}
-	for _, ev := range rec.events {
+	for _, ev := range append(rec.events, chained.events...) {
 		if ev.Kind != report.KindStep {
 			if ev.StepID != "" {
 				t.Errorf("a %s event has the step ID %q", ev.Kind, ev.StepID)
 			}
+			continue
+		}
+		if ev.StepID == stepid.CallerHook {
+			// after a phase, a node or the whole upgrade
+			seen[ev.StepID] = true
 			continue
 		}
 		if !known[ev.StepID] || !strings.HasPrefix(string(ev.StepID), ev.Phase+"/") {

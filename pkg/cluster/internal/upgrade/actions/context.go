@@ -35,6 +35,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/patches"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/source"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 // Action is one phase of the upgrade.
@@ -103,6 +104,13 @@ type Context struct {
 	// State is established by preflight.
 	State *State
 
+	// Hop is, in a chain of targets, what the chain asks of this one;
+	// nil for a single target.
+	Hop *Hop
+	// Hook, when set, is the caller's function, run after each phase, hop
+	// and node (see HookPoint).
+	Hook func(HookPoint) error
+
 	// work started by Go and not yet collected by Wait; shared by the
 	// contexts WithContext derives
 	background *background
@@ -119,6 +127,68 @@ func (c *Context) AfterAPIRestarts() *Context {
 	derived := *c
 	derived.apiRestarts = true
 	return &derived
+}
+
+// Hop is what a chain of targets asks of one of them.
+type Hop struct {
+	// Index is the hop's 1-based position, Count the chain's length.
+	Index, Count int
+	// Ahead is true while the chain looks ahead, before any hop runs:
+	// preflight then checks the hop against the cluster as it is, as if
+	// the control plane ran From, and changes nothing.
+	Ahead bool
+	// From is, looking ahead, the version the control plane will run
+	// when the hop starts (the previous hop's target); nil for the first.
+	From *semver.Version
+	// KubeletsAt is, when the kubelets do not move at this hop, why: the
+	// hop at which they do.
+	KubeletsAt string
+	// DiskPlanned is, looking ahead, the disk space the earlier hops
+	// need, by file system (see preflight's disk check); preflight adds
+	// this hop's.
+	DiskPlanned map[string]int64
+}
+
+// HookPoint is where the upgrade is when it runs the caller's hook.
+type HookPoint struct {
+	// Hop is the 1-based hop of a chain (1 for a single target), Target
+	// its version.
+	Hop    int
+	Target string
+	// Phase is the phase just finished, or in which Node just finished;
+	// "" after a whole hop.
+	Phase string
+	// Node is the node just finished in Phase; "" after a phase or a hop.
+	Node string
+}
+
+// String names the point for messages.
+func (p HookPoint) String() string {
+	switch {
+	case p.Node != "":
+		return "node " + p.Node + " in phase " + p.Phase
+	case p.Phase != "":
+		return "phase " + p.Phase
+	}
+	return "the upgrade to " + p.Target
+}
+
+// RunHook runs the caller's hook, if any, at point (its Hop and Target
+// filled in from c), as a step of its own: its error fails the upgrade.
+func (c *Context) RunHook(point HookPoint) error {
+	if c.Hook == nil || c.State == nil || c.Options.DryRun {
+		return nil
+	}
+	point.Hop, point.Target = 1, c.State.Target
+	if c.Hop != nil {
+		point.Hop = c.Hop.Index
+	}
+	return c.Report.Run(report.Scope{Phase: point.Phase, Node: point.Node, StepID: stepid.CallerHook, Step: "the caller's hook after " + point.String()}, func() (bool, string, error) {
+		if err := c.Hook(point); err != nil {
+			return false, "", errors.Wrapf(err, "the caller's hook after %s failed (run the upgrade again to go on from there)", point)
+		}
+		return false, "", nil
+	})
 }
 
 // background is the work Context.Go started.
@@ -258,6 +328,12 @@ type State struct {
 	// Patches are the kubeadm patches handed to kubeadm (--patches), nil
 	// for none.
 	Patches *patches.Set
+	// KubeletsAt is, in a chain whose kubelets do not move at this hop,
+	// the hop at which they do.
+	KubeletsAt string
+	// Passed is true when, looking ahead in a chain, the control plane
+	// already runs a later version than Target: the hop is done.
+	Passed bool
 }
 
 // PatchesDir is where the patches are staged on the nodes: named by their

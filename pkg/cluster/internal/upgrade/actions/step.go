@@ -108,8 +108,25 @@ type StepHooks struct {
 	Failing func()
 }
 
-// RunStepsWith is RunSteps calling hooks.
+// RunStepsWith is RunSteps calling hooks. In the control-plane and
+// kubelets phases, a node done is followed by the caller's hook (RunHook).
 func (c *Context) RunStepsWith(phase, node string, steps []Step, hooks StepHooks) error {
+	if err := c.runSteps(phase, node, steps, hooks); err != nil {
+		return err
+	}
+	if phase != PhaseControlPlane && phase != PhaseKubelets {
+		return nil
+	}
+	if err := c.RunHook(HookPoint{Phase: phase, Node: node}); err != nil {
+		if hooks.Failing != nil {
+			hooks.Failing()
+		}
+		return err
+	}
+	return nil
+}
+
+func (c *Context) runSteps(phase, node string, steps []Step, hooks StepHooks) error {
 	return c.Report.Run(report.Scope{Phase: phase, Node: node}, func() (bool, string, error) {
 		if hooks.Started != nil {
 			hooks.Started()

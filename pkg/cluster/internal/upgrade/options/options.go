@@ -62,6 +62,10 @@ type Upgrade struct {
 	// ImageDir is where the target's binaries and image archives are
 	// (--image-dir).
 	ImageDir string
+	// Then are the later targets of a chain, in order (--image or
+	// --image-dir repeated): each one minor version above the one before.
+	// A chain names its targets one way, all images or all folders.
+	Then []Hop
 	// PullPolicy says whether the nodes may pull, from their registry, an
 	// image kubeadm needs that is neither on them nor in the source:
 	// PullIfNotPresent (the default, also for "") or PullNever.
@@ -102,6 +106,37 @@ type Upgrade struct {
 	// GoNames makes messages name the Go API's options
 	// (UpgradeWithImageDir) rather than the command's flags (--image-dir).
 	GoNames bool
+}
+
+// Hop is one target of a chain: a node image or a folder.
+type Hop struct {
+	Image, ImageDir string
+}
+
+// Hops are the targets in order: the first (Image and ImageDir), then
+// Then.
+func (o Upgrade) Hops() []Hop {
+	return append([]Hop{{Image: o.Image, ImageDir: o.ImageDir}}, o.Then...)
+}
+
+// AddTarget adds a target given as an image or a folder: the first sets
+// Image or ImageDir, a repeated one starts or extends a chain.
+func (o *Upgrade) AddTarget(image, imageDir string) {
+	switch {
+	case image == "" && imageDir == "":
+	case image != "" && o.Image == "" && len(o.Then) == 0:
+		o.Image = image
+	case imageDir != "" && o.ImageDir == "" && len(o.Then) == 0:
+		o.ImageDir = imageDir
+	default:
+		o.Then = append(o.Then, Hop{Image: image, ImageDir: imageDir})
+	}
+}
+
+// ForHop returns the choices of a chain's hop h: its target, no chain.
+func (o Upgrade) ForHop(h Hop) Upgrade {
+	o.Image, o.ImageDir, o.Then = h.Image, h.ImageDir, nil
+	return o
 }
 
 // Choice is one of the user's choices, as messages name it.
@@ -192,6 +227,31 @@ func (o Upgrade) Validate() error {
 			return errors.Errorf("%s %s is not a folder: kubeadm reads patches from a folder", o.Name(Patches), o.Patches)
 		}
 	}
+	if len(o.Then) > 0 {
+		return o.validateChain()
+	}
+	return o.validateTarget()
+}
+
+// validateChain checks a chain's targets: all given one way, each as a
+// single target is checked.
+func (o Upgrade) validateChain() error {
+	if o.Image != "" && o.ImageDir != "" {
+		return errors.Errorf("a chain of targets repeats %s or %s, one of them: %s with %s adds archives to one image, which a chain does not do", o.Name(Image), o.Name(ImageDir), o.Name(Image), o.Name(ImageDir))
+	}
+	for i, h := range o.Hops() {
+		if (h.Image != "") != (o.Image != "") || (h.Image != "" && h.ImageDir != "") {
+			return errors.Errorf("a chain of targets repeats %s or %s, one of them, not both (target %d of %d differs)", o.Name(Image), o.Name(ImageDir), i+1, len(o.Hops()))
+		}
+		if err := o.ForHop(h).validateTarget(); err != nil {
+			return errors.Wrapf(err, "target %d of %d", i+1, len(o.Hops()))
+		}
+	}
+	return nil
+}
+
+// validateTarget checks Image and ImageDir.
+func (o Upgrade) validateTarget() error {
 	if o.ImageDir == "" && o.Image == "" {
 		return errors.Errorf("%s or %s is required: a kind node image of the target Kubernetes version (e.g. kindest/node:v1.37.0), or a folder (or release tarball) holding its kubeadm, kubelet, kubectl and images", o.Name(Image), o.Name(ImageDir))
 	}

@@ -48,6 +48,13 @@ type Plan struct {
 	ControlPlaneOnly bool `json:"controlPlaneOnly,omitempty"`
 	// Patches are kubeadm's patches, nil for none.
 	Patches *Patches `json:"patches,omitempty"`
+	// Hop and Hops are, in a chain of targets, this target's 1-based
+	// position and the chain's length; 0 for a single target.
+	Hop  int `json:"hop,omitempty"`
+	Hops int `json:"hops,omitempty"`
+	// KubeletsAt is, in a chain whose kubelets do not move at this
+	// target, the target at which they do.
+	KubeletsAt string `json:"kubeletsAt,omitempty"`
 }
 
 // Patches are the kubeadm patches handed to kubeadm.
@@ -82,10 +89,17 @@ type Node struct {
 // WriteText prints the plan for people.
 func (p *Plan) WriteText(w io.Writer) error {
 	var b strings.Builder
+	title := "Upgrade plan"
+	if p.Hops > 0 {
+		title = fmt.Sprintf("Upgrade plan, target %d of %d", p.Hop, p.Hops)
+	}
 	if p.ControlPlaneOnly {
-		fmt.Fprintf(&b, "Upgrade plan: %s -> %s (the same version: the control plane is re-applied for its new kubeadm configuration)\n", p.From, p.To)
+		fmt.Fprintf(&b, "%s: %s -> %s (the same version: the control plane is re-applied for its new kubeadm configuration)\n", title, p.From, p.To)
 	} else {
-		fmt.Fprintf(&b, "Upgrade plan: %s -> %s\n", p.From, p.To)
+		fmt.Fprintf(&b, "%s: %s -> %s\n", title, p.From, p.To)
+	}
+	if p.KubeletsAt != "" {
+		fmt.Fprintf(&b, "Kubelets: left as they are, they move at %s\n", p.KubeletsAt)
 	}
 	if p.Source != "" {
 		fmt.Fprintf(&b, "Source: %s\n", p.Source)

@@ -70,8 +70,12 @@ type Event struct {
 	Time   time.Time `json:"time"`
 	Kind   string    `json:"kind"`
 	Event  string    `json:"event"`
-	Phase  string    `json:"phase,omitempty"`
-	Node   string    `json:"node,omitempty"`
+	// Hop is, in a chain of targets, the 1-based position of the target
+	// the event belongs to; 0 (left out) for a single target and for
+	// the chain as a whole.
+	Hop   int    `json:"hop,omitempty"`
+	Phase string `json:"phase,omitempty"`
+	Node  string `json:"node,omitempty"`
 	// StepID is the step's stable identifier, "<phase>/<step>" (e.g.
 	// "kubelets/drain"): what programs match on. Step is its display
 	// text, which may change and carries versions, paths and counts.
@@ -132,8 +136,11 @@ type Reporter struct {
 	spinner   *spinner
 	heartbeat time.Duration
 	now       func() time.Time
+	// hop stamps the events (see Event.Hop)
+	hop int
 
-	mu   sync.Mutex
+	// mu guards json; shared by the Reporters ForHop derives
+	mu   *sync.Mutex
 	json *json.Encoder
 }
 
@@ -170,7 +177,7 @@ func WithClock(now func() time.Time) Option {
 
 // New returns a Reporter logging status lines to logger.
 func New(logger log.Logger, options ...Option) *Reporter {
-	r := &Reporter{logger: logger, now: time.Now}
+	r := &Reporter{logger: logger, now: time.Now, mu: &sync.Mutex{}}
 	for _, o := range options {
 		o(r)
 	}
@@ -182,6 +189,14 @@ func New(logger log.Logger, options ...Option) *Reporter {
 // the spinner do not mix.
 func (r *Reporter) Logger() log.Logger {
 	return r.logger
+}
+
+// ForHop returns a Reporter that writes to the same places as r and
+// stamps its events with hop, a chain's 1-based hop (see Event.Hop).
+func (r *Reporter) ForHop(hop int) *Reporter {
+	derived := *r
+	derived.hop = hop
+	return &derived
 }
 
 // Close stops the spinner, if any.
@@ -251,6 +266,7 @@ func (r *Reporter) emit(ev Event) {
 		return
 	}
 	ev.Schema = Schema
+	ev.Hop = r.hop
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// an error writing events must not fail the upgrade; the logger still

@@ -53,6 +53,10 @@ const (
 	ControlPlaneApply  ID = "control-plane/kubeadm-upgrade-apply"
 	ControlPlaneNode   ID = "control-plane/kubeadm-upgrade-node"
 	ControlPlaneWait   ID = "control-plane/wait-pods"
+	// ControlPlaneInstall installs kubeadm and kubectl on a control-plane
+	// node whose kubelet does not move in this run (a chain's earlier
+	// hops): they move with the control plane.
+	ControlPlaneInstall ID = "control-plane/install-kubeadm-kubectl"
 
 	KubeletsUpgradeNode  ID = "kubelets/kubeadm-upgrade-node"
 	KubeletsDrain        ID = "kubelets/drain"
@@ -67,6 +71,10 @@ const (
 	VerifyControlPlanePods ID = "verify/control-plane-pods"
 	VerifyNodes            ID = "verify/nodes"
 	VerifyWorkloads        ID = "verify/workloads"
+
+	// CallerHook is a Go caller's hook (UpgradeWithHook), run after a
+	// phase, a node or a hop.
+	CallerHook ID = "hook/caller"
 )
 
 // All lists every step identifier, phase by phase, in the order the steps
@@ -76,10 +84,11 @@ func All() []ID {
 		PreflightNodes, PreflightSource, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
 		PreflightConfig, PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
 		LoadStage, LoadStagedVersions, LoadPatches, LoadImport, LoadPull, LoadPin,
-		ControlPlaneConfig, ControlPlaneApply, ControlPlaneNode, ControlPlaneWait,
+		ControlPlaneConfig, ControlPlaneApply, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,
+		CallerHook,
 	}
 }
 

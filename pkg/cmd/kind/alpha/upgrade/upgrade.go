@@ -40,8 +40,8 @@ import (
 type flagpole struct {
 	Name                  string
 	Output                string
-	Image                 string
-	ImageDir              string
+	Images                []string
+	ImageDirs             []string
 	PullPolicy            string
 	DryRun                bool
 	SkipPhases            []string
@@ -65,7 +65,8 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 		Example: `  kind create cluster --image kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed
   kind alpha upgrade --image kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5
   kind alpha upgrade --name dev --image-dir ./kubernetes-server-linux-amd64.tar.gz --dry-run
-  kind alpha upgrade --image-dir ./v1.37.0 --emulated-version 1.36 --skip-phases kubelets,control-plane/kube-proxy`,
+  kind alpha upgrade --image-dir ./v1.37.0 --emulated-version 1.36 --skip-phases kubelets,control-plane/kube-proxy
+  kind alpha upgrade --image-dir ./v1.35.4 --image-dir ./v1.36.3 --image-dir ./v1.37.2`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if !c.Flags().Changed("name") {
 				flags.Name = upgradecmd.DefaultClusterName()
@@ -78,8 +79,8 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 		},
 	}
 	c.Flags().StringVarP(&flags.Name, "name", "n", kindcluster.DefaultName, "the cluster to upgrade; overrides KIND_CLUSTER_NAME")
-	c.Flags().StringVar(&flags.Image, "image", "", "a kind node image of the target version (pulled if not on the host)")
-	c.Flags().StringVar(&flags.ImageDir, "image-dir", "", "the target's binaries and image archives: a release folder or tarball, a build tree, or a folder of *.tar archives (with --image: archives it lacks)")
+	c.Flags().StringArrayVar(&flags.Images, "image", nil, "a kind node image of the target version (pulled if not on the host); repeated: a chain of targets, one minor apart")
+	c.Flags().StringArrayVar(&flags.ImageDirs, "image-dir", nil, "the target's binaries and image archives: a release folder or tarball, a build tree, or a folder of *.tar archives (with --image: archives it lacks); repeated: a chain of targets")
 	c.Flags().StringVar(&flags.PullPolicy, "image-pull-policy", cluster.ImagePullIfNotPresent, `"IfNotPresent": the nodes pull images no source has; "Never"`)
 	c.Flags().BoolVar(&flags.DryRun, "dry-run", false, "check everything and print the plan on stdout; changes nothing")
 	c.Flags().StringSliceVar(&flags.SkipPhases, "skip-phases", nil, "phases to skip, comma separated (kubelets: the control plane only; control-plane/kube-proxy: kube-proxy stays)")
@@ -107,6 +108,8 @@ func longHelp() string {
 --image-dir, one node at a time. Nothing changes until every check passes; after
 a failure or Ctrl-C, the same command finishes. Guide: site/content/docs/user/upgrade.md
 At the version the cluster runs, a new --emulated-version re-applies the control plane.
+Repeat --image (or --image-dir) for a chain: the control plane steps through each
+target, the kubelets move once, at the last (earlier only when the skew policy says).
 Phases: ` + strings.Join(names, ", ") + " (--skip-phases also takes " + strings.Join(parts, ", ") + ")"
 }
 
@@ -130,8 +133,6 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole, forwardComp
 	options := []cluster.UpgradeOption{
 		cluster.UpgradeWithLogger(logger),
 		cluster.UpgradeWithFlagNames(),
-		cluster.UpgradeWithImage(flags.Image),
-		cluster.UpgradeWithImageDir(flags.ImageDir),
 		cluster.UpgradeWithImagePullPolicy(flags.PullPolicy),
 		cluster.UpgradeWithDryRun(flags.DryRun),
 		cluster.UpgradeWithSkipPhases(flags.SkipPhases...),
@@ -143,6 +144,14 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole, forwardComp
 		cluster.UpgradeWithPatches(flags.Patches),
 		cluster.UpgradeWithOutput(streams.Out, json),
 		cluster.UpgradeWithContext(ctx),
+	}
+	// a chain repeats one of the two: the images first, then the folders,
+	// which the run refuses when both are repeated
+	for _, image := range flags.Images {
+		options = append(options, cluster.UpgradeWithImage(image))
+	}
+	for _, dir := range flags.ImageDirs {
+		options = append(options, cluster.UpgradeWithImageDir(dir))
 	}
 	if forwardCompatible != nil {
 		options = append(options, cluster.UpgradeWithEmulationForwardCompatible(*forwardCompatible))

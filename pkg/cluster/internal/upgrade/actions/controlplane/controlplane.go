@@ -22,9 +22,12 @@ limitations under the License.
 package controlplane
 
 import (
+	"path"
+
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
@@ -100,16 +103,65 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		steps = append(steps, configStep(ctx))
 	}
 	steps = append(steps, upgrade)
-	if waitedForByKubelets(ctx) {
-		return steps
+	if !waitedForByKubelets(ctx) {
+		steps = append(steps, actions.Task{
+			ID:   stepid.ControlPlaneWait,
+			Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
+			Run: func() error {
+				return staticpods.WaitReady(ctx, n)
+			},
+		})
 	}
-	return append(steps, actions.Task{
-		ID:   stepid.ControlPlaneWait,
-		Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
-		Run: func() error {
-			return staticpods.WaitReady(ctx, n)
+	if ctx.Hop != nil && !st.UpgradesKubelets {
+		steps = append(steps, installStep(ctx, n))
+	}
+	return steps
+}
+
+// BinDir is where kind nodes keep kubeadm, kubelet and kubectl.
+const BinDir = "/usr/bin"
+
+// movesWithControlPlane are the binaries that move with the control plane
+// when its kubelet does not (a chain's earlier hops): the kubeadm that
+// upgraded it, and a kubectl within one minor version of its API server.
+var movesWithControlPlane = []string{"kubeadm", "kubectl"}
+
+// installStep installs kubeadm and kubectl of the target on
+// control-plane node n, the kubelet left as it is: installed ones are
+// hard links to the staged ones, as the kubelets phase installs them.
+func installStep(ctx *actions.Context, n nodes.Node) actions.Step {
+	st := ctx.State
+	var pairs [][2]string
+	for _, name := range movesWithControlPlane {
+		pairs = append(pairs, [2]string{st.Staged(name), path.Join(BinDir, name)})
+	}
+	why := "the kubelet stays"
+	if st.KubeletsAt != "" {
+		why = "the kubelet moves at " + st.KubeletsAt
+	}
+	return actions.Todo[[][2]string]{
+		ID:   stepid.ControlPlaneInstall,
+		Name: "installing kubeadm and kubectl " + st.Target + " (" + why + ")",
+		Find: func() ([][2]string, bool, string, error) {
+			found, err := nodeutils.Compare(ctx, n, pairs...)
+			if err != nil {
+				return nil, false, "", err
+			}
+			var stale [][2]string
+			for i, c := range found {
+				switch c {
+				case nodeutils.Missing:
+					return nil, false, "", errors.Errorf("%s is not staged on node %q: run the %s phase", pairs[i][0], n, actions.PhaseLoadArtifacts)
+				case nodeutils.Differ:
+					stale = append(stale, pairs[i])
+				}
+			}
+			return stale, len(stale) == 0, "", nil
 		},
-	})
+		Run: func(stale [][2]string) error {
+			return nodeutils.InstallBinaries(ctx, n, stale...)
+		},
+	}
 }
 
 // nodeDone reports whether kubeadm is done with control-plane node n: its

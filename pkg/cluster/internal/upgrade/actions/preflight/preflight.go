@@ -69,8 +69,11 @@ func (a *action) Execute(ctx *actions.Context) error {
 	st := &actions.State{
 		Info:                 map[string]*actions.NodeInfo{},
 		UpgradesControlPlane: !ctx.Options.Skips(actions.PhaseControlPlane),
-		UpgradesKubelets:     !ctx.Options.Skips(actions.PhaseKubelets),
+		UpgradesKubelets:     !ctx.Options.Skips(actions.PhaseKubelets) && (ctx.Hop == nil || ctx.Hop.Ahead || ctx.Hop.KubeletsAt == ""),
 		LeavesKubeProxy:      ctx.Options.Skips(actions.PhaseKubeProxy),
+	}
+	if ctx.Hop != nil && !ctx.Hop.Ahead {
+		st.KubeletsAt = ctx.Hop.KubeletsAt
 	}
 	ctx.State = st
 	// what the later phases take from ctx itself: the nodes and the source
@@ -435,6 +438,9 @@ func ParseProbe(out string) (target *semver.Version, images []string, err error)
 // checkVersions applies the version-skew policy.
 func checkVersions(ctx *actions.Context) error {
 	st := ctx.State
+	if ctx.Hop != nil && ctx.Hop.Ahead {
+		return checkHopAhead(ctx)
+	}
 	current := plan.ClusterVersions{
 		Kubelets:  map[string]*semver.Version{},
 		Installed: map[string]*semver.Version{},
@@ -474,6 +480,30 @@ func checkVersions(ctx *actions.Context) error {
 	}
 	st.ControlPlaneOnly = true
 	st.UpgradesKubelets = false
+	return nil
+}
+
+// checkHopAhead is the version check of a chain's hop looked at before
+// any hop runs: the chain's plan applies the skew policy to the whole
+// chain (plan.Chain); here the hop is marked passed when the control
+// plane already runs a later version, and its kube-proxy, when it is left
+// behind, is checked against the hop's target.
+func checkHopAhead(ctx *actions.Context) error {
+	st := ctx.State
+	now, err := plan.ParseVersion(st.From)
+	if err != nil {
+		return err
+	}
+	st.Passed = st.TargetVersion.LessThan(now)
+	if from := ctx.Hop.From; from != nil && now.LessThan(from) {
+		// when the hop runs, the one before it is done
+		st.From = "v" + from.String()
+	}
+	if st.LeavesKubeProxy && st.UpgradesControlPlane && !st.Passed {
+		if err := plan.CheckKubeProxy(st.TargetVersion, st.KubeProxy); err != nil {
+			return errors.Wrapf(err, "%s %s", ctx.Options.Name(options.SkipPhases), actions.PhaseKubeProxy)
+		}
+	}
 	return nil
 }
 
@@ -749,6 +779,17 @@ func checkDisk(ctx *actions.Context) error {
 		for _, u := range node {
 			need[key(u)] += u.need
 			users[key(u)] = append(users[key(u)], u.node+":"+u.path)
+		}
+	}
+	if hop := ctx.Hop; hop != nil && hop.Ahead {
+		// a chain stages every hop's target: the earlier hops' need adds
+		// to this one's, and this one's to the later ones'
+		if st.Passed {
+			return nil
+		}
+		for k := range need {
+			need[k] += hop.DiskPlanned[k]
+			hop.DiskPlanned[k] = need[k]
 		}
 	}
 	for _, node := range uses {
