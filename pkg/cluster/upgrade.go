@@ -236,6 +236,20 @@ func UpgradeWithHook(hook func(UpgradeHookPoint) error) UpgradeOption {
 	})
 }
 
+// UpgradeWithNodes chooses the nodes whose kubelets the kubelets phase
+// moves: node names, or the roles "control-plane" and "worker". The other
+// nodes' kubelets stay at their version, which the version-skew policy
+// must allow (a kubelet at most 3 minor versions older than the API
+// server); preflight refuses otherwise, naming the node. Unset, every
+// node's kubelet moves. Moving the others later is the same upgrade run
+// again with them chosen.
+func UpgradeWithNodes(nodes ...string) UpgradeOption {
+	return upgradeOptionAdapter(func(o *upgrade.Options) error {
+		o.Nodes = append(o.Nodes, nodes...)
+		return nil
+	})
+}
+
 // UpgradeWithLogger sets the logger status lines and logs go to. When it is
 // kind's CLI logger on a terminal (sigs.k8s.io/kind/pkg/cmd.NewLogger, on
 // stderr), the running step is animated there as kind's own commands do;

@@ -184,7 +184,7 @@ func planChain(ahead []*actions.Context, opts Options) ([]plan.Hop, error) {
 	for _, hc := range ahead {
 		targets = append(targets, hc.State.TargetVersion)
 	}
-	stay := func(string) bool { return opts.Skips(actions.PhaseKubelets) }
+	stay := func(name string) bool { return opts.Skips(actions.PhaseKubelets) || !first.MovesKubelet(name) }
 	hops, err := plan.Chain(targets, current, stay)
 	if err != nil {
 		return nil, err

@@ -442,3 +442,112 @@ func TestChainNeedsDiskForEveryTarget(t *testing.T) {
 		t.Errorf("with room for three targets, the chain of three: %v", err)
 	}
 }
+
+// kubeletsOf lists each node's kubelet version, "name=version".
+func kubeletsOf(c *fakenode.Cluster) string {
+	var out []string
+	for _, n := range c.Nodes {
+		out = append(out, n.Name+"="+n.KubeletVersion)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestNodesLeavesTheOtherKubeletsAndARerunMovesThem(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 2, fakenode.ReleaseTree)
+	rec, err := e.run(func(o *upgrade.Options) { o.Nodes = []string{"control-plane", "kind-worker"} })
+	if err != nil {
+		t.Fatalf("upgrade failed: %v\ncalls:\n%s", err, dump(e.cluster.Calls))
+	}
+	if got, want := kubeletsOf(e.cluster), "kind-control-plane=v1.34.4 kind-worker=v1.34.4 kind-worker2=v1.33.13"; got != want {
+		t.Errorf("kubelets %s, want %s", got, want)
+	}
+	left := e.cluster.Node("kind-worker2")
+	if left.Unschedulable || !bytes.Equal(left.Files["/usr/bin/kubelet"].Content, fakenode.Binary("kubelet", from, "amd64")) {
+		t.Errorf("the node left out was cordoned (%v) or got another kubelet", left.Unschedulable)
+	}
+	summary := ""
+	for _, ev := range rec.events {
+		if ev.Kind == report.KindUpgrade && ev.Event.Event == report.EventInfo {
+			summary = ev.Message
+		}
+	}
+	if want := "Left at their version by --nodes: kind-worker2 (v1.33.13)"; !strings.Contains(summary, want) {
+		t.Errorf("summary %q lacks %q", summary, want)
+	}
+	if _, err := e.run(func(o *upgrade.Options) { o.Nodes = []string{"kind-worker2"} }); err != nil {
+		t.Fatalf("the rerun failed: %v", err)
+	}
+	assertUpgraded(t, e.cluster)
+}
+
+func TestNodesRefusedBeforeAnyChange(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		from    string
+		targets []string
+		setup   func(c *fakenode.Cluster)
+		nodes   []string
+		errHas  string
+	}{
+		{
+			name: "an unknown node", from: "v1.33.13", targets: []string{"v1.34.4"},
+			nodes:  []string{"kind-worker3"},
+			errHas: `--nodes kind-worker3 names no node of cluster "kind": give node names (kind-control-plane, kind-worker, kind-worker2) or the roles control-plane and worker`,
+		},
+		{
+			name: "a kubelet left too far behind", from: "v1.36.3", targets: []string{"v1.37.2"},
+			setup:  func(c *fakenode.Cluster) { c.Node("kind-worker2").KubeletVersion = "v1.33.13" },
+			nodes:  []string{"control-plane", "kind-worker"},
+			errHas: `--nodes leaves it out: the kubelet of node "kind-worker2" would stay at v1.33.13 while the API server goes to v1.37.2`,
+		},
+		{
+			name: "a chain leaving a kubelet too far behind", from: "v1.33.13", targets: []string{"v1.34.4", "v1.35.4", "v1.36.3", "v1.37.2"},
+			nodes:  []string{"control-plane", "kind-worker"},
+			errHas: `the kubelet of node "kind-worker2" would stay at v1.33.13 while the API server goes to v1.37.2`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newChainEnv(t, tc.from, 1, 2, tc.targets...)
+			if tc.setup != nil {
+				tc.setup(e.cluster)
+			}
+			snapshotUnchanged(t, e.env, func() {
+				_, err := e.run(func(o *upgrade.Options) { o.Nodes = tc.nodes })
+				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+					t.Errorf("got %v, want an error containing %q", err, tc.errHas)
+				}
+			})
+		})
+	}
+}
+
+// TestChainLeavesAKubeletThreeMinorsBehind: the issue's scenario on fake
+// nodes: v1.34 to v1.37 in one command, one worker's kubelet left at
+// v1.34 (N-3), then moved by a rerun of the chain with it chosen.
+func TestChainLeavesAKubeletThreeMinorsBehind(t *testing.T) {
+	t.Parallel()
+	e := newChainEnv(t, "v1.34.4", 1, 2, "v1.35.4", "v1.36.3", "v1.37.2")
+	if _, err := e.run(func(o *upgrade.Options) { o.Nodes = []string{"control-plane", "kind-worker"} }); err != nil {
+		t.Fatalf("chain failed: %v\ncalls:\n%s", err, dump(e.cluster.Calls))
+	}
+	if got, want := kubeletsOf(e.cluster), "kind-control-plane=v1.37.2 kind-worker=v1.37.2 kind-worker2=v1.34.4"; got != want {
+		t.Errorf("kubelets %s, want %s", got, want)
+	}
+	rec, err := e.run(func(o *upgrade.Options) { o.Nodes = []string{"kind-worker2"} })
+	if err != nil {
+		t.Fatalf("the rerun failed: %v", err)
+	}
+	assertAt(t, e.cluster, "v1.37.2")
+	skipped := 0
+	for _, ev := range rec.events {
+		if ev.Kind == report.KindUpgrade && ev.Event.Event == report.EventInfo && strings.Contains(ev.Message, "already runs a later version, skipped") {
+			skipped++
+		}
+	}
+	if skipped != 2 {
+		t.Errorf("the rerun skipped %d targets, want the 2 the control plane passed", skipped)
+	}
+}

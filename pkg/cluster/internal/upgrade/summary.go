@@ -64,6 +64,9 @@ func summary(st *actions.State, opts options.Upgrade) string {
 	for _, c := range st.ConfigChanges {
 		config += " kubeadm configuration: " + c.String() + "."
 	}
+	if left := leftByChoice(st); left != "" && !skips(actions.PhaseKubelets) {
+		notes = append(notes, "Left at their version by "+opts.Name(options.Nodes)+": "+left+"; move them later by running again with them in "+opts.Name(options.Nodes)+".")
+	}
 	if st.ControlPlaneOnly {
 		msg := "Re-applied the control plane at " + st.Target + " for its new emulation (the kubelets already ran it)." + config
 		for _, note := range notes {
@@ -143,6 +146,21 @@ func controlPlaneBehind(st *actions.State) string {
 		return ""
 	}
 	return "the control plane (" + st.From + ")"
+}
+
+// leftByChoice lists the nodes --nodes left out whose kubelets do not run
+// the target.
+func leftByChoice(st *actions.State) string {
+	var left []string
+	for _, n := range st.Ordered() {
+		if st.MovesKubelet(n.String()) {
+			continue
+		}
+		if v := "v" + st.Info[n.String()].Kubelet.String(); v != st.Target {
+			left = append(left, fmt.Sprintf("%s (%s)", n, v))
+		}
+	}
+	return strings.Join(left, ", ")
 }
 
 // kubeletsBehind is what a skipped kubelets phase leaves older.

@@ -328,6 +328,9 @@ type State struct {
 	// Patches are the kubeadm patches handed to kubeadm (--patches), nil
 	// for none.
 	Patches *patches.Set
+	// Moving are the nodes whose kubelets move, by name (--nodes); nil
+	// for every node.
+	Moving map[string]bool
 	// KubeletsAt is, in a chain whose kubelets do not move at this hop,
 	// the hop at which they do.
 	KubeletsAt string
@@ -380,6 +383,12 @@ const APIRetries = 5
 // condition asks it for Once.
 func (c *Context) Kube() kube.Client {
 	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.APIBackoff, Logger: c.Logger, RetryForbidden: c.apiRestarts}
+}
+
+// MovesKubelet reports whether the kubelet of the node named name is one
+// the user chose to move (every node's unless --nodes chose some).
+func (s *State) MovesKubelet(name string) bool {
+	return s.Moving == nil || s.Moving[name]
 }
 
 // IsControlPlane reports whether n is a control-plane node.

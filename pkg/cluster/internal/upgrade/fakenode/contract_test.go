@@ -188,7 +188,7 @@ func contracts() []contract {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return fmt.Sprint(preflight.UnmanagedOnDrained(list, pods, target))
+				return fmt.Sprint(preflight.UnmanagedOnDrained(list, pods, target, func(string) bool { return true }))
 			},
 		},
 		{

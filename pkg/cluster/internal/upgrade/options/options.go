@@ -103,6 +103,10 @@ type Upgrade struct {
 	EmulationForwardCompatible *bool
 	// Patches is a folder of kubeadm patches handed to kubeadm (--patches).
 	Patches string
+	// Nodes are the nodes whose kubelets move (--nodes): node names, or
+	// the roles control-plane and worker; empty for every node. The
+	// others stay at their version, as far as the skew policy allows.
+	Nodes []string
 	// GoNames makes messages name the Go API's options
 	// (UpgradeWithImageDir) rather than the command's flags (--image-dir).
 	GoNames bool
@@ -154,6 +158,7 @@ const (
 	EmulatedVersion
 	EmulationForwardCompatible
 	Patches
+	Nodes
 )
 
 // names are each choice's flag and Go option.
@@ -168,6 +173,7 @@ var names = map[Choice][2]string{
 	EmulatedVersion:            {"--emulated-version", "UpgradeWithEmulatedVersion"},
 	EmulationForwardCompatible: {"--emulation-forward-compatible", "UpgradeWithEmulationForwardCompatible"},
 	Patches:                    {"--patches", "UpgradeWithPatches"},
+	Nodes:                      {"--nodes", "UpgradeWithNodes"},
 }
 
 // EmulationNone is the EmulatedVersion that removes the emulation.

@@ -131,6 +131,19 @@ func Decide(target *semver.Version, current ClusterVersions) (Decision, error) {
 	return NothingToDo, nil
 }
 
+// CheckKubeletStays applies the version-skew policy to the kubelet of
+// node at kubelet, which stays while the API server goes to target: it
+// may be up to 3 minor versions older, never newer.
+func CheckKubeletStays(node string, kubelet, target *semver.Version) error {
+	if kubelet.GreaterThan(target) {
+		return errors.Errorf("the kubelet of node %q runs %s, newer than the target %s: a kubelet must never be newer than the API server", node, v(kubelet), v(target))
+	}
+	if kubelet.Major() != target.Major() || kubelet.Minor()+maxKubeletSkew < target.Minor() {
+		return errors.Errorf("the kubelet of node %q would stay at %s while the API server goes to %s: a kubelet may be at most %d minor versions older than the API server (Kubernetes' version skew policy); let it move", node, v(kubelet), v(target), maxKubeletSkew)
+	}
+	return nil
+}
+
 // maxKubeProxySkew is how many minor versions kube-proxy may lag behind
 // the API server (Kubernetes version skew policy).
 const maxKubeProxySkew = 3

@@ -52,6 +52,7 @@ type flagpole struct {
 	EmulatedVersion       string
 	ForwardCompatible     bool
 	Patches               string
+	Nodes                 []string
 }
 
 // NewCommand returns the `kind alpha upgrade` command.
@@ -87,6 +88,7 @@ func NewCommand(logger log.Logger, streams cmd.IOStreams) *cobra.Command {
 	c.Flags().StringVar(&flags.EmulatedVersion, "emulated-version", "", `the version the control plane emulates, e.g. 1.36 (kubeadm's extraArgs; kept until changed); "none" removes it`)
 	c.Flags().BoolVar(&flags.ForwardCompatible, "emulation-forward-compatible", false, "kube-apiserver's --emulation-forward-compatible while it emulates an older version (v1.33+); unset: kept")
 	c.Flags().StringVar(&flags.Patches, "patches", "", "a folder of kubeadm patches for every kubeadm upgrade apply/node (give it on every run)")
+	c.Flags().StringSliceVar(&flags.Nodes, "nodes", nil, "the nodes whose kubelets move, comma separated: names, or the roles control-plane and worker (default: all); the others stay, up to 3 minors behind")
 	c.Flags().DurationVar(&flags.Wait, "wait", cluster.DefaultUpgradeWait, "how long to wait for each node, its pods or a drain")
 	c.Flags().StringSliceVar(&flags.IgnorePreflightErrors, "ignore-preflight-errors", nil, "more kubeadm preflight checks to ignore")
 	c.Flags().BoolVar(&flags.Force, "force", false, "drain pods no controller recreates (they are lost)")
@@ -142,6 +144,7 @@ func runE(logger log.Logger, streams cmd.IOStreams, flags *flagpole, forwardComp
 		cluster.UpgradeWithParallelWorkers(flags.ParallelWorkers),
 		cluster.UpgradeWithEmulatedVersion(flags.EmulatedVersion),
 		cluster.UpgradeWithPatches(flags.Patches),
+		cluster.UpgradeWithNodes(flags.Nodes...),
 		cluster.UpgradeWithOutput(streams.Out, json),
 		cluster.UpgradeWithContext(ctx),
 	}

@@ -245,5 +245,6 @@ func configStep(ctx *actions.Context) actions.Step {
 // stays: the next one's upgrade must not start before these pods are back
 // (etcd's quorum, the API server behind the load balancer).
 func waitedForByKubelets(ctx *actions.Context) bool {
-	return len(ctx.State.ControlPlanes) == 1 && ctx.State.UpgradesKubelets
+	st := ctx.State
+	return len(st.ControlPlanes) == 1 && st.UpgradesKubelets && st.MovesKubelet(st.ControlPlanes[0].String())
 }

@@ -59,7 +59,11 @@ func NewAction() actions.Action {
 // worker is done the next one starts. After a failure no other worker
 // starts; those under way finish, and the errors are returned together.
 func (a *action) Execute(ctx *actions.Context) error {
-	for _, n := range ctx.State.ControlPlanes {
+	st := ctx.State
+	for _, n := range st.ControlPlanes {
+		if !st.MovesKubelet(n.String()) {
+			continue
+		}
 		if err := ctx.RunSteps(Phase, n.String(), Steps(ctx, n)); err != nil {
 			return err
 		}
@@ -75,7 +79,10 @@ func (a *action) Execute(ctx *actions.Context) error {
 		// another's failure
 		stop bool
 	)
-	for _, n := range ctx.State.Workers {
+	for _, n := range st.Workers {
+		if !st.MovesKubelet(n.String()) {
+			continue
+		}
 		slots <- struct{}{}
 		mu.Lock()
 		if stop {
@@ -117,6 +124,10 @@ func (a *action) Execute(ctx *actions.Context) error {
 // Steps are the steps of this phase on node n.
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	st := ctx.State
+	if !st.MovesKubelet(n.String()) {
+		// --nodes leaves it
+		return nil
+	}
 	isCP := st.IsControlPlane(n)
 	if isCP {
 		// restarting its kubelet restarts its API server

@@ -40,7 +40,7 @@ func checkDrains(ctx *actions.Context) error {
 	if err != nil {
 		return errors.Wrap(err, "failed to list the cluster's pods")
 	}
-	if names := UnmanagedOnDrained(st.Registered, pods, st.Target); len(names) > 0 {
+	if names := UnmanagedOnDrained(st.Registered, pods, st.Target, st.MovesKubelet); len(names) > 0 {
 		return errors.Errorf("the upgrade drains nodes that run pods no controller recreates, which kubectl drain only deletes when forced:\n  %s\ndelete or move them first (e.g. run them from a Deployment), or run again with %s to let the drains delete them (they are lost)", strings.Join(names, "\n  "), ctx.Options.Name(options.Force))
 	}
 	return nil
@@ -51,10 +51,10 @@ func checkDrains(ctx *actions.Context) error {
 // drains (see actions.DrainNeeded). A pod that goes away by itself (one
 // being deleted, or a storage helper its provisioner deletes when done) is
 // not listed: the drain waits for it.
-func UnmanagedOnDrained(list []kube.Node, pods []kube.Pod, target string) []string {
+func UnmanagedOnDrained(list []kube.Node, pods []kube.Pod, target string, moves func(node string) bool) []string {
 	drained := map[string]bool{}
 	for _, n := range list {
-		if needed, _ := actions.DrainNeeded(list, n, target); needed {
+		if needed, _ := actions.DrainNeeded(list, n, target); needed && moves(n.Name) {
 			drained[n.Name] = true
 		}
 	}

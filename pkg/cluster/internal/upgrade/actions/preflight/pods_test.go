@@ -81,7 +81,7 @@ func TestUnmanagedOnDrained(t *testing.T) {
 			if list == nil {
 				list = nodes
 			}
-			if got := UnmanagedOnDrained(list, tc.pods, target); !reflect.DeepEqual(got, tc.want) {
+			if got := UnmanagedOnDrained(list, tc.pods, target, func(string) bool { return true }); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("UnmanagedOnDrained = %q, want %q", got, tc.want)
 			}
 		})

@@ -181,6 +181,9 @@ func checkNodes(ctx *actions.Context) error {
 			st.Workers = append(st.Workers, n)
 		}
 	}
+	if err := chooseNodes(ctx); err != nil {
+		return err
+	}
 	return actions.OnNodes(sorted, func(_ int, n nodes.Node) error {
 		info := st.Info[n.String()]
 		installed, err := exec.Output(n.CommandContext(ctx, "cat", "/kind/version"))
@@ -197,6 +200,33 @@ func checkNodes(ctx *actions.Context) error {
 		info.Arch = GoArch(strings.TrimSpace(string(machine)))
 		return nil
 	})
+}
+
+// chooseNodes reads --nodes: the nodes whose kubelets move, named or by
+// role.
+func chooseNodes(ctx *actions.Context) error {
+	st := ctx.State
+	if len(ctx.Options.Nodes) == 0 {
+		return nil
+	}
+	st.Moving = map[string]bool{}
+	var names []string
+	for _, n := range ctx.Nodes {
+		names = append(names, n.String())
+	}
+	sort.Strings(names)
+	for _, chosen := range ctx.Options.Nodes {
+		matched := false
+		for _, name := range names {
+			if name == chosen || st.Info[name].Role == chosen {
+				st.Moving[name], matched = true, true
+			}
+		}
+		if !matched {
+			return errors.Errorf("%s %s names no node of cluster %q: give node names (%s) or the roles %s and %s", ctx.Options.Name(options.Nodes), chosen, ctx.Options.ClusterName, strings.Join(names, ", "), constants.ControlPlaneNodeRoleValue, constants.WorkerNodeRoleValue)
+		}
+	}
+	return nil
 }
 
 // GoArch maps `uname -m` to Go's architecture names, which ELF binaries are
@@ -450,6 +480,9 @@ func checkVersions(ctx *actions.Context) error {
 		return err
 	}
 	for name, info := range st.Info {
+		if !st.MovesKubelet(name) {
+			continue
+		}
 		current.Kubelets[name] = info.Kubelet
 		current.Installed[name] = info.Installed
 	}
@@ -457,6 +490,14 @@ func checkVersions(ctx *actions.Context) error {
 	decision, err := plan.Decide(st.TargetVersion, current)
 	if err != nil {
 		return err
+	}
+	for _, n := range st.Ordered() {
+		if st.MovesKubelet(n.String()) {
+			continue
+		}
+		if err := plan.CheckKubeletStays(n.String(), st.Info[n.String()].Kubelet, st.TargetVersion); err != nil {
+			return errors.Wrapf(err, "%s leaves it out", ctx.Options.Name(options.Nodes))
+		}
 	}
 	if st.LeavesKubeProxy && st.UpgradesControlPlane {
 		if err := plan.CheckKubeProxy(st.TargetVersion, st.KubeProxy); err != nil {

@@ -30,6 +30,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/staticpods"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/emulation"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
@@ -51,7 +52,11 @@ func (a *action) Execute(ctx *actions.Context) error {
 		{ID: stepid.VerifyControlPlanePods, Name: "checking the control-plane pods", Run: checkControlPlanes},
 	}
 	if ctx.State.UpgradesKubelets {
-		checks = append(checks, actions.Check{ID: stepid.VerifyNodes, Name: "checking every node runs " + ctx.State.Target, Run: checkNodes})
+		name := "checking every node runs " + ctx.State.Target
+		if ctx.State.Moving != nil {
+			name = "checking the nodes " + ctx.Options.Name(options.Nodes) + " chose run " + ctx.State.Target + " and every node is Ready"
+		}
+		checks = append(checks, actions.Check{ID: stepid.VerifyNodes, Name: name, Run: checkNodes})
 	}
 	checks = append(checks, actions.Check{ID: stepid.VerifyWorkloads, Name: "waiting for the DaemonSets and Deployments of kube-system and kind's storage", Run: checkWorkloads})
 	return ctx.RunChecks(Phase, checks, nil)
@@ -112,7 +117,7 @@ func checkNodes(ctx *actions.Context) error {
 	}
 	var problems []string
 	for _, kn := range list {
-		if kn.KubeletVersion != st.Target {
+		if kn.KubeletVersion != st.Target && st.MovesKubelet(kn.Name) {
 			problems = append(problems, fmt.Sprintf("node %s reports kubelet %s", kn.Name, kn.KubeletVersion))
 		}
 		if !kn.Ready {
@@ -128,7 +133,7 @@ func checkNodes(ctx *actions.Context) error {
 		return err
 	}
 	for i, n := range ctx.Nodes {
-		if versions[i] != st.Target {
+		if versions[i] != st.Target && st.MovesKubelet(n.String()) {
 			problems = append(problems, fmt.Sprintf("node %s has /kind/version %q", n, versions[i]))
 		}
 	}
