@@ -35,6 +35,10 @@
 #                  plane upgraded emulating the old minor, kubelets and
 #                  kube-proxy left behind, the emulation removed, the rest
 #                  upgraded (needs root)
+#   make e2e-chain  the end-to-end test of a chain of targets in one command:
+#                  v1.35.4 -> v1.36.3 -> v1.37.2 (E2E_CHAIN), killed in the
+#                  second target and finished by Kubernetes' upgrade tests,
+#                  one worker's kubelet left behind, then moved (needs root)
 #   make e2e-podman  make e2e's upgrade on a cluster kind created with podman
 #                  (KIND_EXPERIMENTAL_PROVIDER=podman; installs and sets up
 #                  podman, hack/e2e/podman-setup.sh; needs root)
@@ -122,6 +126,9 @@ e2e-pinned: build host-setup
 e2e-compat: build host-setup
 	hack/make-rules/e2e.sh compat $(ARGS)
 
+e2e-chain: build host-setup
+	hack/make-rules/e2e.sh chain $(ARGS)
+
 e2e-podman: build host-setup
 	hack/make-rules/e2e.sh podman $(ARGS)
 
@@ -159,4 +166,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-compat e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean
+.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-compat e2e-chain e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean

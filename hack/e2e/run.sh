@@ -25,6 +25,11 @@
 #   faults        TestIntegrationUpgradeFaults (make e2e-faults)
 #   faults-short  TestIntegrationUpgradeFaultsShort (make e2e-faults-short)
 #   compat        TestIntegrationUpgradeCompatibility (make e2e-compat)
+#   chain         TestIntegrationUpgradeChain (make e2e-chain): a chain of
+#                 targets in one command; E2E_CHAIN="v1.35.4 v1.36.3 v1.37.2"
+#                 (the default) is the versions, the cluster created at the
+#                 first; every consecutive pair's artifacts are built, the
+#                 last pair is E2E_FROM -> E2E_TO
 #   podman        TestIntegrationUpgradePodman (make e2e-podman): the node
 #                 images are loaded into podman's store first, and the test
 #                 runs with KIND_EXPERIMENTAL_PROVIDER=podman
@@ -57,16 +62,30 @@ case "${SUITE}" in
   faults) TEST=TestIntegrationUpgradeFaults REPORT=faults-report.txt DIR="${ARTIFACTS}/faults" ;;
   faults-short) TEST=TestIntegrationUpgradeFaultsShort REPORT=faults-report.txt DIR="${ARTIFACTS}/faults-short" ;;
   compat) TEST=TestIntegrationUpgradeCompatibility REPORT=compat-report.txt DIR="${ARTIFACTS}/compat" ;;
+  chain) TEST=TestIntegrationUpgradeChain REPORT=chain-report.txt DIR="${ARTIFACTS}/chain" ;;
   podman) TEST=TestIntegrationUpgradePodman REPORT=upgrade-report.txt DIR="${ARTIFACTS}/podman" ;;
   bench) DIR="${ARTIFACTS}/bench" ;;
   *)
-    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short, compat, podman or bench" >&2
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short, compat, chain, podman or bench" >&2
     exit 1
     ;;
 esac
 [[ -x bin/kind ]] || { echo "ERROR: bin/kind is missing: run make build first" >&2; exit 1; }
 mkdir -p "${DIR}"
 
+EXTRA_ARGS=()
+if [[ "${SUITE}" == chain ]]; then
+  # every pair of the chain but the last: their manifests go to the test
+  read -r -a CHAIN <<<"${E2E_CHAIN:-v1.35.4 v1.36.3 v1.37.2}"
+  ((${#CHAIN[@]} >= 3)) || { echo "ERROR: E2E_CHAIN needs three versions at least (a cluster and two targets), not '${CHAIN[*]}'" >&2; exit 1; }
+  earlier=()
+  for ((i = 0; i + 2 < ${#CHAIN[@]}; i++)); do
+    E2E_FROM="${CHAIN[i]}" E2E_TO="${CHAIN[i + 1]}" load_artifacts_env
+    earlier+=("${MANIFEST}")
+  done
+  E2E_FROM="${CHAIN[${#CHAIN[@]} - 2]}" E2E_TO="${CHAIN[${#CHAIN[@]} - 1]}"
+  EXTRA_ARGS=(-chain-manifests "$(IFS=,; echo "${earlier[*]}")")
+fi
 load_artifacts_env
 echo "artifacts' manifest: ${MANIFEST}"
 
@@ -89,7 +108,7 @@ go -C hack/tools build -o "${GOTESTSUM}" gotest.tools/gotestsum
 rc=0
 "${GOTESTSUM}" --format standard-verbose --junitfile "${DIR}/junit_${SUITE}.xml" --jsonfile "${DIR}/test2json.json" -- \
   -tags e2e -count=1 -timeout 60m -run "^${TEST}\$" ./test/e2e/ \
-  -args -manifest "${MANIFEST}" -kind "${REPO_ROOT}/bin/kind" -artifacts "${ARTIFACTS}" "$@" 2>&1 |
+  -args -manifest "${MANIFEST}" -kind "${REPO_ROOT}/bin/kind" -artifacts "${ARTIFACTS}" "${EXTRA_ARGS[@]}" "$@" 2>&1 |
   tee "${DIR}/e2e.log" || rc=$?
 if [[ -f "${DIR}/${REPORT}" ]]; then
   cat "${DIR}/${REPORT}"

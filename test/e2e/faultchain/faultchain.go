@@ -65,12 +65,18 @@ type Point struct {
 	// Exec is a substring of the `docker exec` command line the step runs:
 	// KillExec kills it; other faults wait until it runs, then Delay.
 	Exec string
+	// Hop is, in a chain of targets, the 1-based target whose step it is;
+	// 0 for any.
+	Hop int
 }
 
 func (p Point) String() string {
 	where := string(p.StepID)
 	if p.Node != "" {
 		where += " on " + p.Node
+	}
+	if p.Hop != 0 {
+		where += fmt.Sprintf(" (target %d)", p.Hop)
 	}
 	switch {
 	case p.AtBoundary:
@@ -88,7 +94,7 @@ func (p Point) String() string {
 // Matches reports whether ev, an event of cluster's upgrade, is p's
 // trigger: the step's successful finish for a boundary, else its start.
 func (p Point) Matches(ev timeline.Event, clusterName string) bool {
-	if ev.Kind != cluster.UpgradeEventKindStep || ev.StepID != p.StepID {
+	if ev.Kind != cluster.UpgradeEventKindStep || ev.StepID != p.StepID || (p.Hop != 0 && ev.Hop != p.Hop) {
 		return false
 	}
 	node := ""
@@ -116,7 +122,7 @@ func (p Point) LandedInside(events []timeline.Event, clusterName string, at time
 			started = true
 			continue
 		}
-		if started && ev.Kind == cluster.UpgradeEventKindStep && ev.Event == cluster.UpgradeEventFinished && ev.StepID == p.StepID &&
+		if started && ev.Kind == cluster.UpgradeEventKindStep && ev.Event == cluster.UpgradeEventFinished && ev.StepID == p.StepID && (p.Hop == 0 || ev.Hop == p.Hop) &&
 			(p.Node == "" || ev.Node == clusterName+"-"+p.Node) && ev.Outcome == "success" && ev.Time.Before(at) {
 			return fmt.Errorf("%s: the step had finished (%s) before the fault (%s)", p, ev.Time.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
 		}

@@ -238,16 +238,25 @@ type Plan struct {
 }
 
 // PlanOf finds the plan in a dry run's events; a dry run with nothing to
-// do has none, and the error says so.
+// do has none, and the error says so. A chain of targets plans each
+// target: the upgrade goes from the first plan's version to the last's,
+// with the last plan's nodes.
 func PlanOf(evs []Event) (*Plan, error) {
+	var found *Plan
 	for _, ev := range evs {
 		if ev.Kind == "plan" && len(ev.Plan) > 0 {
 			var p Plan
 			if err := json.Unmarshal(ev.Plan, &p); err != nil {
 				return nil, fmt.Errorf("failed to read the dry run's plan: %v", err)
 			}
-			return &p, nil
+			if found != nil {
+				p.From = found.From
+			}
+			found = &p
 		}
+	}
+	if found != nil {
+		return found, nil
 	}
 	for i := len(evs) - 1; i >= 0; i-- {
 		if ev := evs[i]; ev.Kind == "upgrade" && ev.Event == "finished" {

@@ -249,3 +249,27 @@ func TestFocus(t *testing.T) {
 		t.Errorf("Focus overrode a label filter: %q", c.FocusStrings)
 	}
 }
+
+// chainDryRun is the plan events of a dry run of a chain of two targets:
+// one plan per target, each with its hop.
+const chainDryRun = `{"schema":"v1","time":"2026-12-03T21:00:00Z","kind":"plan","event":"info","hop":1,"plan":{"from":"v1.35.4","to":"v1.36.3","nodes":[{"name":"kind-control-plane","from":"v1.35.4","to":"v1.35.4"}],"hop":1,"hops":2,"kubeletsAt":"target 2 of 2 (v1.37.2)"}}
+{"schema":"v1","time":"2026-12-03T21:00:01Z","kind":"plan","event":"info","hop":2,"plan":{"from":"v1.36.3","to":"v1.37.2","nodes":[{"name":"kind-control-plane","from":"v1.35.4","to":"v1.37.2"}],"hop":2,"hops":2}}
+`
+
+func TestPlanOfAChainGoesFromTheFirstToTheLast(t *testing.T) {
+	evs, err := ParseEvents([]byte(chainDryRun))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanOf(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Context(Cluster, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{c.Versions[0].Version.String(), c.Versions[1].Version.String()}; !reflect.DeepEqual(got, []string{"1.35.4", "1.37.2"}) {
+		t.Errorf("chain upgrade context = %q, want the control plane's version then the last target", got)
+	}
+}

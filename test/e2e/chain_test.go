@@ -1,0 +1,236 @@
+//go:build e2e
+
+/*
+Copyright 2026 The kind-upgrade Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
+	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
+	"github.com/kindupgrade/kind-upgrade/test/e2e/faultchain"
+)
+
+// chainManifestsFlag are the manifests of the chain's earlier pairs
+// (hack/e2e/run.sh chain passes them): the first one's source is where
+// the chain starts, each one's target a target of the chain; -manifest's
+// target is the last.
+var chainManifestsFlag = flag.String("chain-manifests", "", "comma separated: the manifests of a chain's earlier pairs, in order (TestIntegrationUpgradeChain)")
+
+// chainRun is one run of kind alpha upgrade in the chain suite.
+type chainRun struct {
+	name     string
+	duration time.Duration
+	events   string
+}
+
+// TestIntegrationUpgradeChain (make e2e-chain) upgrades a cluster through
+// a chain of minor versions in one command: created at the first pair's
+// source with 1 control plane and 2 workers; a chain whose last target
+// lacks an image refused, nothing changed; the chain run, killed inside the
+// second target's kubeadm upgrade apply and run again by Kubernetes' own
+// upgrade tests, one worker's kubelet left at the source (--nodes); then
+// that kubelet moved by the same chain rerun with the worker chosen.
+func TestIntegrationUpgradeChain(t *testing.T) {
+	last := integration(t)
+	var earlier []*manifest.Manifest
+	for _, p := range strings.Split(*chainManifestsFlag, ",") {
+		if p == "" {
+			continue
+		}
+		m, err := manifest.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		earlier = append(earlier, m)
+	}
+	if len(earlier) == 0 {
+		t.Skip("no -chain-manifests: run this test with make e2e-chain, which builds every pair of the chain")
+	}
+	// the cluster starts at the first pair's source; the upgrade tests and
+	// their images are the last target's
+	m := *last
+	m.From, m.NodeImage = earlier[0].From, earlier[0].NodeImage
+	from := m.From
+	var targets, dirs []string
+	for _, e := range append(earlier, last) {
+		targets, dirs = append(targets, e.To), append(dirs, e.ImageDir)
+	}
+	to := targets[len(targets)-1]
+	for i := 1; i < len(targets); i++ {
+		if kindtest.MinorOf(targets[i]) != kindtest.MinorOf(targets[i-1])+1 {
+			t.Fatalf("the chain %s -> %s is not one minor at a time", from, strings.Join(targets, " -> "))
+		}
+	}
+	h := newHarness(t, &m, "kind-upgrade-chain", 3, "chain")
+	cp, worker, left := h.Name+"-control-plane", h.Name+"-worker", h.Name+"-worker2"
+	allNodes := []string{cp, worker, left}
+	chainArgs := func(ds []string) []string {
+		var args []string
+		for _, d := range ds {
+			args = append(args, "--image-dir", d)
+		}
+		return args
+	}
+	var runs []chainRun
+	defer func() { h.writeChainReport(from, targets, runs) }()
+
+	h.CreateCluster(from, faultsClusterConfig)
+	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
+	h.Must("load the images of Kubernetes' upgrade tests", h.loadTestImages)
+
+	// a chain whose last target lacks an image: refused before the first
+	// target starts
+	h.Check("a chain whose last target lacks the kube-apiserver archive is refused with --image-pull-policy Never, nothing changed", func() error {
+		broken := filepath.Join(t.TempDir(), "broken")
+		linkTree(t, dirs[len(dirs)-1], broken)
+		archive := ""
+		_ = filepath.Walk(broken, func(p string, info os.FileInfo, err error) error {
+			if err == nil && info.Name() == "kube-apiserver.tar" {
+				archive = p
+			}
+			return nil
+		})
+		if archive == "" {
+			return fmt.Errorf("no kube-apiserver.tar in %s", dirs[len(dirs)-1])
+		}
+		if err := os.Remove(archive); err != nil {
+			return err
+		}
+		args := append([]string{"alpha", "upgrade", "--name", h.Name, "--image-pull-policy", "Never"}, chainArgs(append(append([]string{}, dirs[:len(dirs)-1]...), broken))...)
+		msg, err := h.refusedChangingNothing(allNodes, args, []string{fmt.Sprintf("target %d of %d", len(dirs), len(dirs)), "kube-apiserver"})
+		kindtest.WriteFile(t, h.Artifacts, "chain-refusal.txt", msg)
+		return err
+	})
+
+	nodesFlag := []string{"--nodes", "control-plane," + worker}
+	kill := faultchain.Point{StepID: timeline.StepID("control-plane/kubeadm-upgrade-apply"), Node: "control-plane", Hop: 2, Exec: "upgrade apply", Delay: 10 * time.Second, Action: faultchain.SIGKILL}
+	if len(targets) < 2 {
+		t.Fatalf("a chain needs two targets at least, not %v", targets)
+	}
+	h.Must("kind alpha upgrade through "+strings.Join(targets, ", ")+" is stopped by "+kill.String(), func() error {
+		run := h.faultedRun(dirs[0], func(ev timeline.Event) *faultchain.Point {
+			if kill.Matches(ev, h.Name) {
+				return &kill
+			}
+			return nil
+		}, append(chainArgs(dirs[1:]), nodesFlag...)...)
+		runs = append(runs, chainRun{name: "the chain, killed", duration: run.duration, events: run.raw})
+		kindtest.WriteFile(t, h.Artifacts, "chain-run-1-events.jsonl", run.raw)
+		return h.checkFaulted(run)
+	})
+	h.Check("after the kill, the control plane is past the first target and every kubelet still at "+from, func() error {
+		v, err := h.ServerVersion()
+		if err != nil {
+			return err
+		}
+		if kindtest.MinorOf(v) < kindtest.MinorOf(targets[0]) {
+			return fmt.Errorf("the API server runs %s", v)
+		}
+		_, err = h.KubeletsReadyAt(from)
+		return err
+	})
+	h.Must("Kubernetes' upgrade tests around the same command again (it finishes the chain)", func() error {
+		run, err := h.runUpgradeSuite("cluster", "chain-", append(chainArgs(dirs), nodesFlag...)...)
+		runs = append(runs, chainRun{name: "the same command again, inside Kubernetes' upgrade tests", events: run.Events})
+		kindtest.WriteFile(t, h.Artifacts, "chain-run-2-events.jsonl", run.Events)
+		if err == nil {
+			kindtest.WriteFile(t, h.Artifacts, "chain-upgrade-tests.txt", describeCases(run.Cases)+"\n"+strings.Join(run.Figures, "\n")+"\n")
+		}
+		return err
+	})
+	h.Check("the control plane and "+worker+" run "+to+", "+left+" stays at "+from+" and Ready, its pods Running", func() error {
+		nodes, err := h.Nodes()
+		if err != nil {
+			return err
+		}
+		want := map[string]string{cp: to, worker: to, left: from}
+		for _, n := range nodes {
+			if n.Kubelet != want[n.Name] || !n.Ready {
+				return fmt.Errorf("node %s: kubelet %s Ready=%v, want %s and Ready", n.Name, n.Kubelet, n.Ready, want[n.Name])
+			}
+		}
+		if v, err := h.ServerVersion(); err != nil || v != to {
+			return fmt.Errorf("the API server runs %s (%v), want %s", v, err, to)
+		}
+		out, err := h.Kubectl("get", "pods", "--all-namespaces", "--field-selector", "spec.nodeName="+left, "-o", `jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.status.phase}{"\n"}{end}`)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(out) == "" {
+			return fmt.Errorf("no pod runs on %s", left)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.HasSuffix(line, " Running") && !strings.HasSuffix(line, " Succeeded") {
+				return fmt.Errorf("on %s: %s", left, line)
+			}
+		}
+		nodesTable, _ := h.Kubectl("get", "nodes")
+		kindtest.WriteFile(t, h.Artifacts, "chain-nodes-skewed.txt", nodesTable+"\n"+out)
+		return nil
+	})
+	h.Must("the same chain with --nodes "+left+" moves its kubelet", func() error {
+		start := time.Now()
+		out, err := h.RunStdout(h.Kind, append(append([]string{"alpha", "upgrade", "--name", h.Name, "--output", "json"}, chainArgs(dirs)...), "--nodes", left)...)
+		runs = append(runs, chainRun{name: "the chain again, --nodes " + left, duration: time.Since(start), events: out})
+		kindtest.WriteFile(t, h.Artifacts, "chain-run-3-events.jsonl", out)
+		return err
+	})
+	h.Check("every node runs "+to, func() error { return h.AllAt(to) })
+}
+
+// writeChainReport writes, for each run, each target's time (from its
+// own preflight to its last event) and the run's total.
+func (h *harness) writeChainReport(from string, targets []string, runs []chainRun) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "chain %s -> %s (%s)\n", from, strings.Join(targets, " -> "), time.Now().Format("2006-01-02"))
+	for _, r := range runs {
+		events, _ := timeline.Parse(r.events)
+		fmt.Fprintf(&b, "%s:", r.name)
+		if r.duration > 0 {
+			fmt.Fprintf(&b, " %s in all", r.duration.Round(100*time.Millisecond))
+		}
+		b.WriteString("\n")
+		for hop := 1; hop <= len(targets); hop++ {
+			var start, end time.Time
+			for _, ev := range events {
+				if ev.Hop != hop {
+					continue
+				}
+				if ev.Kind == "phase" && ev.Phase == "preflight" && ev.Event == "started" {
+					// the last preflight: the look ahead comes first
+					start = ev.Time
+				}
+				end = ev.Time
+			}
+			if start.IsZero() {
+				continue
+			}
+			fmt.Fprintf(&b, "  target %d (%s): %s\n", hop, targets[hop-1], end.Sub(start).Round(100*time.Millisecond))
+		}
+	}
+	b.WriteString(h.Versions("at the end"))
+	kindtest.WriteFile(h.t, h.Artifacts, "chain-report.txt", b.String())
+}
