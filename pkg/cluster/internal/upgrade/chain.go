@@ -95,6 +95,7 @@ func runChain(ctx *actions.Context, r *report.Reporter, opts Options) (bool, str
 		ahead[i].Source = nil
 	}
 	var last *actions.State
+	var ran []string
 	for i, h := range hops {
 		if hopPlans[i].Done {
 			r.ForHop(i+1).Info(report.Scope{}, fmt.Sprintf("Target %d of %d (v%s): the control plane already runs a later version, skipped.", i+1, len(hops), hopPlans[i].Target))
@@ -103,7 +104,7 @@ func runChain(ctx *actions.Context, r *report.Reporter, opts Options) (bool, str
 		hc := hopContext(ctx, r, opts, i, h)
 		hc.Hop.KubeletsAt = kubeletsAt(ahead, hopPlans, i)
 		ctx.Logger.V(0).Infof("Target %d of %d: v%s (%s) ...", i+1, len(hops), hopPlans[i].Target, hopName(h))
-		_, _, err := runWorkflow(hc, hc.Report, hopOptions(opts, h))
+		nothing, _, err := runWorkflow(hc, hc.Report, hopOptions(opts, h))
 		werr := hc.Wait()
 		closeSource(hc)
 		if err == nil {
@@ -116,16 +117,20 @@ func runChain(ctx *actions.Context, r *report.Reporter, opts Options) (bool, str
 			return false, "", err
 		}
 		last = hc.State
+		if !nothing {
+			ran = append(ran, hc.State.Target)
+		}
 	}
 	if last == nil {
 		// every hop was passed: the last target is behind the cluster
 		return false, "", errors.Errorf("the control plane already runs a later version than every target of the chain (the last is v%s): nothing to upgrade to", hopPlans[len(hopPlans)-1].Target)
 	}
-	var versions []string
-	for _, hp := range hopPlans {
-		versions = append(versions, "v"+hp.Target.String())
+	if len(ran) == 0 {
+		msg := "The cluster already runs " + last.Target + ", the chain's last target: nothing to do."
+		r.Info(report.Scope{}, msg)
+		return true, msg, nil
 	}
-	r.Info(report.Scope{}, fmt.Sprintf("Went through the chain %s -> %s.", ahead[0].State.From, strings.Join(versions, " -> ")))
+	r.Info(report.Scope{}, fmt.Sprintf("Went through the chain from %s: %s.", ahead[0].State.From, strings.Join(ran, " -> ")))
 	closingLines(ctx, last, opts, start)
 	return false, "", nil
 }

@@ -551,3 +551,22 @@ func TestChainLeavesAKubeletThreeMinorsBehind(t *testing.T) {
 		t.Errorf("the rerun skipped %d targets, want the 2 the control plane passed", skipped)
 	}
 }
+
+func TestAFinishedChainIsNothingToDo(t *testing.T) {
+	t.Parallel()
+	e := newChainEnv(t, "v1.33.13", 1, 1, "v1.34.4", "v1.35.4")
+	if _, err := e.run(nil); err != nil {
+		t.Fatal(err)
+	}
+	var rec *recorder
+	snapshotUnchanged(t, e.env, func() {
+		var err error
+		if rec, err = e.run(nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	last := rec.events[len(rec.events)-1]
+	if last.Kind != report.KindUpgrade || last.Outcome != report.OutcomeSkipped || !strings.Contains(last.Message, "already runs v1.35.4, the chain's last target: nothing to do") {
+		t.Errorf("the rerun ended with %+v, want skipped: nothing to do", last.Event)
+	}
+}
