@@ -570,3 +570,37 @@ func TestAFinishedChainIsNothingToDo(t *testing.T) {
 		t.Errorf("the rerun ended with %+v, want skipped: nothing to do", last.Event)
 	}
 }
+
+// TestChainCarriesTheEmulation: the skip-version jobs' shape on fake
+// nodes: from v1.33 through v1.35 emulating 1.33 at every target, then
+// the emulation raised at the last target's version.
+func TestChainCarriesTheEmulation(t *testing.T) {
+	t.Parallel()
+	e := newChainEnv(t, "v1.33.13", 1, 1, "v1.34.4", "v1.35.4")
+	var seen []string
+	if _, err := e.run(func(o *upgrade.Options) {
+		emulating("1.33", true)(o)
+		o.Hook = func(p actions.HookPoint) error {
+			if p.Phase == actions.PhaseControlPlane && p.Node == "" {
+				// every control-plane node emulates 1.33 after each target
+				seen = append(seen, p.Target)
+				wantEmulation(t, e.cluster, "1.33", true)
+			}
+			return nil
+		}
+	}); err != nil {
+		t.Fatalf("chain failed: %v\ncalls:\n%s", err, dump(e.cluster.Calls))
+	}
+	if strings.Join(seen, " ") != "v1.34.4 v1.35.4" {
+		t.Errorf("the emulation was checked after %v, want both targets", seen)
+	}
+	assertAt(t, e.cluster, "v1.35.4")
+	// raised at the same version: the last target alone
+	if _, err := e.env.run(func(o *upgrade.Options) {
+		o.ImageDir, o.Then = e.dirs[1], nil
+		o.EmulatedVersion = "1.34"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantEmulation(t, e.cluster, "1.34", true)
+}
