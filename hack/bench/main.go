@@ -307,10 +307,10 @@ func (h *bench) toolUpgrade(run benchRun, source []string, to string, extra ...s
 	if err != nil {
 		return run, err
 	}
-	if run.Split, _, err = timeSplit(events); err != nil {
+	if run.Split, _, err = timeline.Split(events); err != nil {
 		return run, err
 	}
-	if run.Overhead, err = overheadSteps(events); err != nil {
+	if run.Overhead, err = timeline.OverheadSteps(events); err != nil {
 		return run, err
 	}
 	if to == "" {

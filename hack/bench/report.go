@@ -28,146 +28,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
-
-// settle is how long `kind alpha upgrade` keeps watching a control-plane
-// node's pods once its new kubelet shows them Ready (pkg/cluster's
-// default): a margin of the tool's, not a wait Kubernetes needs.
-const settle = 2 * time.Second
-
-// Where the time of an upgrade goes, by what the steps do.
-const (
-	// kubernetesWork is kubeadm, drains, kubelet restarts and the waits
-	// for pods and nodes that Kubernetes itself needs.
-	kubernetesWork = "kubernetes"
-	// loadingWork is streaming binaries and importing image archives.
-	loadingWork = "loading"
-	// overheadWork is the rest: checks, node commands, polling, margins.
-	overheadWork = "overhead"
-	// settleMargin is the part of overheadWork spent in the settle
-	// margins.
-	settleMargin = "settle"
-)
-
-// workOf says what kind of work the steps of `kind alpha upgrade` are
-// that are not overheadWork.
-var workOf = map[cluster.UpgradeStepID]string{
-	timeline.StepID("control-plane/kubeadm-upgrade-apply"): kubernetesWork,
-	timeline.StepID("control-plane/kubeadm-upgrade-node"):  kubernetesWork,
-	timeline.StepID("kubelets/kubeadm-upgrade-node"):       kubernetesWork,
-	timeline.StepDrain:                         kubernetesWork,
-	timeline.StepRestart:                       kubernetesWork,
-	timeline.StepID("control-plane/wait-pods"): kubernetesWork,
-	waitSettled:                                kubernetesWork,
-	timeline.StepID("kubelets/wait-ready"):     kubernetesWork,
-	timeline.StepID("verify/workloads"):        kubernetesWork,
-	timeline.StepID("load-artifacts/stage"):    loadingWork,
-	timeline.StepID("load-artifacts/import"):   loadingWork,
-}
-
-// waitSettled is the step whose end holds the settle margin.
-var waitSettled = timeline.StepID("kubelets/wait-settled")
-
-// stepWork says what kind of work a step of `kind alpha upgrade` is.
-func stepWork(s timeline.Span) string {
-	if w, ok := workOf[s.StepID]; ok {
-		return w
-	}
-	return overheadWork
-}
-
-// timeSplit splits an upgrade's wall time, from its --output json events,
-// into kubernetesWork, loadingWork and overheadWork. Steps run in parallel
-// on several nodes, so each instant counts once: as Kubernetes work if any
-// such step runs then, else as loading if a loading step runs, else as
-// overhead. The settle margin at the end of "waiting for the control-plane
-// pods and /readyz" counts as overhead.
-func timeSplit(events []timeline.Event) (map[string]float64, float64, error) {
-	spans, err := timeline.SpansOf(events)
-	if err != nil {
-		return nil, 0, err
-	}
-	var total timeline.Span
-	found := false
-	for _, s := range spans {
-		if s.Kind == "upgrade" {
-			total, found = s, true
-		}
-	}
-	if !found {
-		return nil, 0, fmt.Errorf("no upgrade event")
-	}
-	intervals := map[string][][2]time.Time{}
-	for _, s := range spans {
-		if s.Kind != "step" {
-			continue
-		}
-		end := s.End
-		if s.StepID == waitSettled {
-			end = end.Add(-settle)
-			if end.Before(s.Start) {
-				end = s.Start
-			}
-			intervals[settleMargin] = append(intervals[settleMargin], [2]time.Time{end, s.End})
-		}
-		if w := stepWork(s); w != overheadWork && end.After(s.Start) {
-			intervals[w] = append(intervals[w], [2]time.Time{s.Start, end})
-		}
-	}
-	k8s := union(intervals[kubernetesWork])
-	loading := union(intervals[loadingWork])
-	work := union(append(append([][2]time.Time{}, k8s...), loading...))
-	split := map[string]float64{
-		kubernetesWork: length(k8s),
-		loadingWork:    length(work) - length(k8s),
-		settleMargin:   length(append(work, intervals[settleMargin]...)) - length(work),
-	}
-	wall := total.End.Sub(total.Start).Seconds()
-	split[overheadWork] = wall - split[kubernetesWork] - split[loadingWork]
-	return split, wall, nil
-}
-
-// overheadSteps sums, by step name, the durations of the steps that are
-// overhead (over all nodes): where to look for the tool's own time.
-func overheadSteps(events []timeline.Event) (map[string]float64, error) {
-	spans, err := timeline.SpansOf(events)
-	if err != nil {
-		return nil, err
-	}
-	sums := map[string]float64{}
-	for _, s := range spans {
-		if s.Kind == "step" && stepWork(s) == overheadWork {
-			sums[s.Phase+": "+s.Step] += s.End.Sub(s.Start).Seconds()
-		}
-	}
-	return sums, nil
-}
-
-// union merges intervals into disjoint ones, in order.
-func union(in [][2]time.Time) [][2]time.Time {
-	sorted := append([][2]time.Time{}, in...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i][0].Before(sorted[j][0]) })
-	var out [][2]time.Time
-	for _, iv := range sorted {
-		if n := len(out); n > 0 && !iv[0].After(out[n-1][1]) {
-			if iv[1].After(out[n-1][1]) {
-				out[n-1][1] = iv[1]
-			}
-			continue
-		}
-		out = append(out, iv)
-	}
-	return out
-}
-
-func length(intervals [][2]time.Time) float64 {
-	total := 0.0
-	for _, iv := range union(intervals) {
-		total += iv[1].Sub(iv[0]).Seconds()
-	}
-	return total
-}
 
 var benchLine = regexp.MustCompile(`^BENCH phase=(\S+) seconds=([0-9.]+)$`)
 
@@ -327,15 +188,15 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 		b.WriteString("\nWhere `kind alpha upgrade`'s time goes (from its `--output json` events; each instant counted once: Kubernetes work is kubeadm, drains, kubelet restarts and the waits for pods and nodes; loading is streaming binaries and importing images; the rest, including the 2 s settle margin per control-plane node, is overhead):\n\n")
 		b.WriteString("| cluster | Kubernetes work | loading | overhead | of which settle margins | overhead share | share without the settle margins |\n|---|---|---|---|---|---|---|\n")
 		for _, s := range upgrades {
-			over := statsOf(s.split(methodTool, overheadWork))
-			margins := statsOf(s.split(methodTool, settleMargin))
+			over := statsOf(s.split(methodTool, timeline.OverheadWork))
+			margins := statsOf(s.split(methodTool, timeline.SettleMargin))
 			share, bare := 0.0, 0.0
 			if total := statsOf(s.totals(methodTool)).Median; total > 0 {
 				share = 100 * over.Median / total
 				bare = 100 * (over.Median - margins.Median) / total
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f%% | %.1f%% |\n", s.name(),
-				statsOf(s.split(methodTool, kubernetesWork)), statsOf(s.split(methodTool, loadingWork)), over, margins, share, bare)
+				statsOf(s.split(methodTool, timeline.KubernetesWork)), statsOf(s.split(methodTool, timeline.LoadingWork)), over, margins, share, bare)
 		}
 		b.WriteString("\nThe overhead's largest steps (seconds summed over the nodes, median of the runs):\n\n| cluster | step | seconds |\n|---|---|---|\n")
 		for _, s := range upgrades {

@@ -26,66 +26,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
-	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
-
-func TestTimeSplit(t *testing.T) {
-	t.Parallel()
-	t0 := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	at := func(s float64) string {
-		return t0.Add(time.Duration(s * float64(time.Second))).Format(time.RFC3339Nano)
-	}
-	var lines []string
-	// add adds a span of a step (id "<phase>/<step>") or, with id "", of
-	// the whole upgrade
-	add := func(id cluster.UpgradeStepID, node, text string, start, end float64) {
-		kind := "step"
-		phase, _, _ := strings.Cut(string(id), "/")
-		if id == "" {
-			kind = "upgrade"
-		}
-		lines = append(lines,
-			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"started","phase":%q,"node":%q,"stepID":%q,"step":%q}`, at(start), kind, phase, node, id, text),
-			fmt.Sprintf(`{"time":%q,"kind":%q,"event":"finished","phase":%q,"node":%q,"stepID":%q,"step":%q,"outcome":"success"}`, at(end), kind, phase, node, id, text))
-	}
-	add("", "", "", 0, 100)
-	add(timeline.StepID("preflight/nodes"), "", "checking nodes", 0, 2)
-	// two nodes import at once: 2..12 and 4..10 are 10 s of loading
-	add(timeline.StepID("load-artifacts/import"), "a", "importing 3 image archive(s)", 2, 12)
-	add(timeline.StepID("load-artifacts/import"), "b", "importing 1 image archive(s)", 4, 10)
-	// kubeadm 12..62, a node's wait overlapping it 60..70: 58 s
-	add(timeline.StepID("control-plane/kubeadm-upgrade-apply"), "a", "kubeadm upgrade apply v1.37.2", 12, 62)
-	add(timeline.StepID("kubelets/wait-ready"), "b", "waiting for the node to be Ready at v1.37.2", 60, 70)
-	// a wait with its 2 s settle margin: 70..85 is 13 s of Kubernetes
-	add(timeline.StepID("kubelets/wait-settled"), "a", "waiting for the control-plane pods and /readyz", 70, 85)
-	// loading overlapping Kubernetes work counts as Kubernetes work
-	add(timeline.StepID("load-artifacts/stage"), "c", "staging kubeadm, kubelet and kubectl in /kind/upgrade/v1.37.2", 61, 63)
-	add(timeline.StepID("kubelets/uncordon"), "a", "uncordoning", 85, 86)
-	events, err := timeline.Parse(strings.Join(lines, "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, wall, err := timeSplit(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]float64{kubernetesWork: 71, loadingWork: 10, overheadWork: 19, settleMargin: 2}
-	for k, v := range want {
-		if math.Abs(split[k]-v) > 1e-6 {
-			t.Errorf("%s: %.3f s, want %.0f", k, split[k], v)
-		}
-	}
-	if wall != 100 {
-		t.Errorf("wall %.3f, want 100", wall)
-	}
-	steps, err := overheadSteps(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(steps) != 2 || steps["preflight: checking nodes"] != 2 || steps["kubelets: uncordoning"] != 1 {
-		t.Errorf("overhead steps %v", steps)
-	}
-}
 
 func TestHandPhases(t *testing.T) {
 	t.Parallel()
@@ -120,11 +61,11 @@ func TestStatsOf(t *testing.T) {
 func TestBenchReport(t *testing.T) {
 	t.Parallel()
 	upgrades := []benchSize{{Workers: 1, Runs: []benchRun{
-		{Method: methodTool, Round: 1, Total: 200, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{kubernetesWork: 170, loadingWork: 20, overheadWork: 10, settleMargin: 5},
+		{Method: methodTool, Round: 1, Total: 200, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{timeline.KubernetesWork: 170, timeline.LoadingWork: 20, timeline.OverheadWork: 10, timeline.SettleMargin: 5},
 			Overhead: map[string]float64{"preflight: checking nodes": 1, "kubelets: uncordoning": 4}},
 		{Method: methodHand, Round: 1, Total: 250, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160},
 			KubeadmApply: []part{{kubeadmBefore, 5}, {"etcd", 70}, {kubeadmAfter, 4}, {kubeadmTotal, 150}}},
-		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{kubernetesWork: 180, loadingWork: 20, overheadWork: 20, settleMargin: 5},
+		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{timeline.KubernetesWork: 180, timeline.LoadingWork: 20, timeline.OverheadWork: 20, timeline.SettleMargin: 5},
 			Overhead: map[string]float64{"preflight: checking nodes": 3}},
 		{Method: methodHand, Round: 2, Total: 230, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150},
 			KubeadmApply: []part{{kubeadmBefore, 6}, {"etcd", 40}, {"kube-apiserver", 50}, {kubeadmAfter, 5}, {kubeadmTotal, 140}}},

@@ -291,6 +291,14 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	if eventsErr == nil {
 		spans, eventsErr = timeline.SpansOf(parsed)
 	}
+	if eventsErr == nil {
+		// where the time went, step by step (the bench's split)
+		var steps string
+		if steps, eventsErr = timeline.StepsText(parsed); eventsErr == nil {
+			kindtest.WriteFile(t, h.Artifacts, "ha-steps.txt", steps)
+			t.Log("\n" + steps)
+		}
+	}
 	ha := probe.HAReport{
 		From: from, To: to, Create: createTime, Events: events, Spans: spans,
 		API: apiSamples, Canary: canarySamples, Probers: probers, CanaryURL: "http://" + strings.TrimSpace(canaryIP) + "/",
