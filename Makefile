@@ -36,9 +36,10 @@
 #                  kube-proxy left behind, the emulation removed, the rest
 #                  upgraded (needs root)
 #   make e2e-chain  the end-to-end test of a chain of targets in one command:
-#                  v1.35.4 -> v1.36.3 -> v1.37.2 (E2E_CHAIN), killed in the
-#                  second target and finished by Kubernetes' upgrade tests,
-#                  one worker's kubelet left behind, then moved (needs root)
+#                  v1.34.4 -> v1.35.4 -> v1.36.3 -> v1.37.2 (E2E_CHAIN),
+#                  killed in the second target and finished by Kubernetes'
+#                  upgrade tests, one worker's kubelet left at v1.34 (N-3),
+#                  then moved through the Go API with a hook (needs root)
 #   make e2e-podman  make e2e's upgrade on a cluster kind created with podman
 #                  (KIND_EXPERIMENTAL_PROVIDER=podman; installs and sets up
 #                  podman, hack/e2e/podman-setup.sh; needs root)

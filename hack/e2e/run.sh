@@ -26,7 +26,8 @@
 #   faults-short  TestIntegrationUpgradeFaultsShort (make e2e-faults-short)
 #   compat        TestIntegrationUpgradeCompatibility (make e2e-compat)
 #   chain         TestIntegrationUpgradeChain (make e2e-chain): a chain of
-#                 targets in one command; E2E_CHAIN="v1.35.4 v1.36.3 v1.37.2"
+#                 targets in one command; E2E_CHAIN="v1.34.4 v1.35.4 v1.36.3
+#                 v1.37.2"
 #                 (the default) is the versions, the cluster created at the
 #                 first; every consecutive pair's artifacts are built, the
 #                 last pair is E2E_FROM -> E2E_TO
@@ -76,7 +77,7 @@ mkdir -p "${DIR}"
 EXTRA_ARGS=()
 if [[ "${SUITE}" == chain ]]; then
   # every pair of the chain but the last: their manifests go to the test
-  read -r -a CHAIN <<<"${E2E_CHAIN:-v1.35.4 v1.36.3 v1.37.2}"
+  read -r -a CHAIN <<<"${E2E_CHAIN:-v1.34.4 v1.35.4 v1.36.3 v1.37.2}"
   ((${#CHAIN[@]} >= 3)) || { echo "ERROR: E2E_CHAIN needs three versions at least (a cluster and two targets), not '${CHAIN[*]}'" >&2; exit 1; }
   earlier=()
   for ((i = 0; i + 2 < ${#CHAIN[@]}; i++)); do

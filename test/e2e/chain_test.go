@@ -19,6 +19,7 @@ limitations under the License.
 package e2e
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -27,9 +28,12 @@ import (
 	"testing"
 	"time"
 
+	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+
 	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
 	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 	"github.com/kindupgrade/kind-upgrade/test/e2e/faultchain"
 )
 
@@ -52,7 +56,10 @@ type chainRun struct {
 // lacks an image refused, nothing changed; the chain run, killed inside the
 // second target's kubeadm upgrade apply and run again by Kubernetes' own
 // upgrade tests, one worker's kubelet left at the source (--nodes); then
-// that kubelet moved by the same chain rerun with the worker chosen.
+// that kubelet moved by the same chain through the Go API with the worker
+// chosen, a hook checking the worker and its pods while the upgrade waits.
+// A chain from before v1.35 into v1.35 or later on a cgroup v1 host gets
+// the kubelets' failCgroupV1: false at create, as its user would add it.
 func TestIntegrationUpgradeChain(t *testing.T) {
 	last := integration(t)
 	var earlier []*manifest.Manifest
@@ -97,7 +104,14 @@ func TestIntegrationUpgradeChain(t *testing.T) {
 	var runs []chainRun
 	defer func() { h.writeChainReport(from, targets, runs) }()
 
-	h.CreateCluster(from, faultsClusterConfig)
+	config := faultsClusterConfig
+	if v1, err := h.CgroupV1Host(); err == nil && v1 && kindtest.MinorOf(from) < 35 && kindtest.MinorOf(to) >= 35 {
+		// what a kind user on a cgroup v1 host adds before a chain that
+		// reaches v1.35 (kindtest adds it itself from v1.35 only)
+		t.Log("cgroup v1 host and a chain into v1.35 or later: the cluster's kubelets get failCgroupV1: false")
+		config, h.CgroupPatched = kindtest.WithPatch(config, kindtest.CgroupV1Patch), true
+	}
+	h.CreateCluster(from, config)
 	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
 	h.Must("load the images of Kubernetes' upgrade tests", h.loadTestImages)
 
@@ -175,30 +189,84 @@ func TestIntegrationUpgradeChain(t *testing.T) {
 		if v, err := h.ServerVersion(); err != nil || v != to {
 			return fmt.Errorf("the API server runs %s (%v), want %s", v, err, to)
 		}
-		out, err := h.Kubectl("get", "pods", "--all-namespaces", "--field-selector", "spec.nodeName="+left, "-o", `jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.status.phase}{"\n"}{end}`)
+		out, err := h.podsRunningOn(left)
 		if err != nil {
 			return err
-		}
-		if strings.TrimSpace(out) == "" {
-			return fmt.Errorf("no pod runs on %s", left)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-			if !strings.HasSuffix(line, " Running") && !strings.HasSuffix(line, " Succeeded") {
-				return fmt.Errorf("on %s: %s", left, line)
-			}
 		}
 		nodesTable, _ := h.Kubectl("get", "nodes")
 		kindtest.WriteFile(t, h.Artifacts, "chain-nodes-skewed.txt", nodesTable+"\n"+out)
 		return nil
 	})
-	h.Must("the same chain with --nodes "+left+" moves its kubelet", func() error {
+	// the last run through the Go API, as an operator's test calls it: a
+	// hook checks the workload on the node while the upgrade waits
+	var points []string
+	hook := func(p cluster.UpgradeHookPoint) error {
+		points = append(points, fmt.Sprintf("target %d (%s) %s", p.Hop, p.Target, p))
+		if p.Node != left || p.Phase != "kubelets" {
+			return nil
+		}
+		nodes, err := h.Nodes()
+		if err != nil {
+			return err
+		}
+		for _, n := range nodes {
+			if n.Name == left && (n.Kubelet != to || !n.Ready) {
+				return fmt.Errorf("the hook after %s: its kubelet %s Ready=%v, want %s and Ready", left, n.Kubelet, n.Ready, to)
+			}
+		}
+		_, err = h.podsRunningOn(left)
+		return err
+	}
+	h.Must("the same chain through the Go API with UpgradeWithNodes(\""+left+"\") and a hook moves its kubelet", func() error {
+		var events bytes.Buffer
+		opts := []cluster.UpgradeOption{cluster.UpgradeWithNodes(left), cluster.UpgradeWithHook(hook), cluster.UpgradeWithOutput(&events, true)}
+		for _, d := range dirs {
+			opts = append(opts, cluster.UpgradeWithImageDir(d))
+		}
 		start := time.Now()
-		out, err := h.RunStdout(h.Kind, append(append([]string{"alpha", "upgrade", "--name", h.Name, "--output", "json"}, chainArgs(dirs)...), "--nodes", left)...)
-		runs = append(runs, chainRun{name: "the chain again, --nodes " + left, duration: time.Since(start), events: out})
-		kindtest.WriteFile(t, h.Artifacts, "chain-run-3-events.jsonl", out)
+		err := cluster.Upgrade(kindcluster.NewProvider(), h.Name, opts...)
+		runs = append(runs, chainRun{name: "the chain again, Go API, --nodes " + left, duration: time.Since(start), events: events.String()})
+		kindtest.WriteFile(t, h.Artifacts, "chain-run-3-events.jsonl", events.String())
+		kindtest.WriteFile(t, h.Artifacts, "chain-run-3-hooks.txt", strings.Join(points, "\n")+"\n")
 		return err
 	})
+	h.Check("the hook ran after "+left+" in the last target's kubelets phase and after that target, and nowhere in the targets done before", func() error {
+		want := []string{
+			fmt.Sprintf("target %d (%s) node %s in phase kubelets", len(targets), to, left),
+			fmt.Sprintf("target %d (%s) the upgrade to %s", len(targets), to, to),
+		}
+		got := strings.Join(points, "\n")
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				return fmt.Errorf("no hook at %q; it ran at:\n%s", w, got)
+			}
+		}
+		for _, p := range points {
+			if !strings.HasPrefix(p, fmt.Sprintf("target %d ", len(targets))) {
+				return fmt.Errorf("a hook in a target the first runs finished: %s", p)
+			}
+		}
+		return nil
+	})
 	h.Check("every node runs "+to, func() error { return h.AllAt(to) })
+}
+
+// podsRunningOn returns the pods on node, each with its phase, and an
+// error unless there is one and each is Running or Succeeded.
+func (h *harness) podsRunningOn(node string) (string, error) {
+	out, err := h.Kubectl("get", "pods", "--all-namespaces", "--field-selector", "spec.nodeName="+node, "-o", `jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.status.phase}{"\n"}{end}`)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(out) == "" {
+		return "", fmt.Errorf("no pod runs on %s", node)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasSuffix(line, " Running") && !strings.HasSuffix(line, " Succeeded") {
+			return out, fmt.Errorf("on %s: %s", node, line)
+		}
+	}
+	return out, nil
 }
 
 // writeChainReport writes, for each run, each target's time (from its
