@@ -40,6 +40,9 @@
 #                  killed in the second target and finished by Kubernetes'
 #                  upgrade tests, one worker's kubelet left at v1.34 (N-3),
 #                  then moved through the Go API with a hook (needs root)
+#   make e2e-chain-compat  the same chain emulating its first version,
+#                  kubelets and kube-proxy left behind, then the emulation
+#                  raised a minor at a time and removed (needs root)
 #   make e2e-podman  make e2e's upgrade on a cluster kind created with podman
 #                  (KIND_EXPERIMENTAL_PROVIDER=podman; installs and sets up
 #                  podman, hack/e2e/podman-setup.sh; needs root)
@@ -130,6 +133,9 @@ e2e-compat: build host-setup
 e2e-chain: build host-setup
 	hack/make-rules/e2e.sh chain $(ARGS)
 
+e2e-chain-compat: build host-setup
+	hack/make-rules/e2e.sh chain-compat $(ARGS)
+
 e2e-podman: build host-setup
 	hack/make-rules/e2e.sh podman $(ARGS)
 
@@ -167,4 +173,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-compat e2e-chain e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean
+.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-compat e2e-chain e2e-chain-compat e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean

@@ -31,6 +31,9 @@
 #                 (the default) is the versions, the cluster created at the
 #                 first; every consecutive pair's artifacts are built, the
 #                 last pair is E2E_FROM -> E2E_TO
+#   chain-compat  TestIntegrationUpgradeChainEmulation (make
+#                 e2e-chain-compat): the same chain emulating its first
+#                 version, the emulation then raised and removed
 #   podman        TestIntegrationUpgradePodman (make e2e-podman): the node
 #                 images are loaded into podman's store first, and the test
 #                 runs with KIND_EXPERIMENTAL_PROVIDER=podman
@@ -64,10 +67,11 @@ case "${SUITE}" in
   faults-short) TEST=TestIntegrationUpgradeFaultsShort REPORT=faults-report.txt DIR="${ARTIFACTS}/faults-short" ;;
   compat) TEST=TestIntegrationUpgradeCompatibility REPORT=compat-report.txt DIR="${ARTIFACTS}/compat" ;;
   chain) TEST=TestIntegrationUpgradeChain REPORT=chain-report.txt DIR="${ARTIFACTS}/chain" ;;
+  chain-compat) TEST=TestIntegrationUpgradeChainEmulation REPORT=compat-report.txt DIR="${ARTIFACTS}/chain-compat" ;;
   podman) TEST=TestIntegrationUpgradePodman REPORT=upgrade-report.txt DIR="${ARTIFACTS}/podman" ;;
   bench) DIR="${ARTIFACTS}/bench" ;;
   *)
-    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short, compat, chain, podman or bench" >&2
+    echo "ERROR: unknown e2e suite ${SUITE}: use upgrade, ha, pinned, faults, faults-short, compat, chain, chain-compat, podman or bench" >&2
     exit 1
     ;;
 esac
@@ -75,7 +79,7 @@ esac
 mkdir -p "${DIR}"
 
 EXTRA_ARGS=()
-if [[ "${SUITE}" == chain ]]; then
+if [[ "${SUITE}" == chain || "${SUITE}" == chain-compat ]]; then
   # every pair of the chain but the last: their manifests go to the test
   read -r -a CHAIN <<<"${E2E_CHAIN:-v1.34.4 v1.35.4 v1.36.3 v1.37.2}"
   ((${#CHAIN[@]} >= 3)) || { echo "ERROR: E2E_CHAIN needs three versions at least (a cluster and two targets), not '${CHAIN[*]}'" >&2; exit 1; }

@@ -61,56 +61,16 @@ type chainRun struct {
 // A chain from before v1.35 into v1.35 or later on a cgroup v1 host gets
 // the kubelets' failCgroupV1: false at create, as its user would add it.
 func TestIntegrationUpgradeChain(t *testing.T) {
-	last := integration(t)
-	var earlier []*manifest.Manifest
-	for _, p := range strings.Split(*chainManifestsFlag, ",") {
-		if p == "" {
-			continue
-		}
-		m, err := manifest.Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		earlier = append(earlier, m)
-	}
-	if len(earlier) == 0 {
-		t.Skip("no -chain-manifests: run this test with make e2e-chain, which builds every pair of the chain")
-	}
-	// the cluster starts at the first pair's source; the upgrade tests and
-	// their images are the last target's
-	m := *last
-	m.From, m.NodeImage = earlier[0].From, earlier[0].NodeImage
-	from := m.From
-	var targets, dirs []string
-	for _, e := range append(earlier, last) {
-		targets, dirs = append(targets, e.To), append(dirs, e.ImageDir)
-	}
-	to := targets[len(targets)-1]
-	for i := 1; i < len(targets); i++ {
-		if kindtest.MinorOf(targets[i]) != kindtest.MinorOf(targets[i-1])+1 {
-			t.Fatalf("the chain %s -> %s is not one minor at a time", from, strings.Join(targets, " -> "))
-		}
-	}
+	c := loadChain(t)
+	m, from, to, targets, dirs := c.m, c.from, c.to, c.targets, c.dirs
 	h := newHarness(t, &m, "kind-upgrade-chain", 3, "chain")
 	cp, worker, left := h.Name+"-control-plane", h.Name+"-worker", h.Name+"-worker2"
 	allNodes := []string{cp, worker, left}
-	chainArgs := func(ds []string) []string {
-		var args []string
-		for _, d := range ds {
-			args = append(args, "--image-dir", d)
-		}
-		return args
-	}
+	chainArgs := imageDirArgs
 	var runs []chainRun
 	defer func() { h.writeChainReport(from, targets, runs) }()
 
-	config := faultsClusterConfig
-	if v1, err := h.CgroupV1Host(); err == nil && v1 && kindtest.MinorOf(from) < 35 && kindtest.MinorOf(to) >= 35 {
-		// what a kind user on a cgroup v1 host adds before a chain that
-		// reaches v1.35 (kindtest adds it itself from v1.35 only)
-		t.Log("cgroup v1 host and a chain into v1.35 or later: the cluster's kubelets get failCgroupV1: false")
-		config, h.CgroupPatched = kindtest.WithPatch(config, kindtest.CgroupV1Patch), true
-	}
+	config := h.chainConfig(faultsClusterConfig, c)
 	h.CreateCluster(from, config)
 	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
 	h.Must("load the images of Kubernetes' upgrade tests", h.loadTestImages)
@@ -141,9 +101,6 @@ func TestIntegrationUpgradeChain(t *testing.T) {
 
 	nodesFlag := []string{"--nodes", "control-plane," + worker}
 	kill := faultchain.Point{StepID: timeline.StepID("control-plane/kubeadm-upgrade-apply"), Node: "control-plane", Hop: 2, Exec: "upgrade apply", Delay: 10 * time.Second, Action: faultchain.SIGKILL}
-	if len(targets) < 2 {
-		t.Fatalf("a chain needs two targets at least, not %v", targets)
-	}
 	h.Must("kind alpha upgrade through "+strings.Join(targets, ", ")+" is stopped by "+kill.String(), func() error {
 		run := h.faultedRun(dirs[0], func(ev timeline.Event) *faultchain.Point {
 			if kill.Matches(ev, h.Name) {
@@ -249,6 +206,73 @@ func TestIntegrationUpgradeChain(t *testing.T) {
 		return nil
 	})
 	h.Check("every node runs "+to, func() error { return h.AllAt(to) })
+}
+
+// chain is the chain of an e2e: the manifest to create the cluster with
+// (the first pair's source and node image, the last pair's tests and
+// their images), the versions and the targets' folders.
+type chain struct {
+	m             manifest.Manifest
+	from, to      string
+	targets, dirs []string
+}
+
+// loadChain reads -manifest and -chain-manifests, and fails unless they
+// are a chain of minor versions one at a time.
+func loadChain(t *testing.T) chain {
+	last := integration(t)
+	var earlier []*manifest.Manifest
+	for _, p := range strings.Split(*chainManifestsFlag, ",") {
+		if p == "" {
+			continue
+		}
+		m, err := manifest.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		earlier = append(earlier, m)
+	}
+	if len(earlier) == 0 {
+		t.Skip("no -chain-manifests: run this test with make e2e-chain (or e2e-chain-compat), which builds every pair of the chain")
+	}
+	c := chain{m: *last}
+	c.m.From, c.m.NodeImage = earlier[0].From, earlier[0].NodeImage
+	c.from = c.m.From
+	for _, e := range append(earlier, last) {
+		c.targets, c.dirs = append(c.targets, e.To), append(c.dirs, e.ImageDir)
+	}
+	c.to = c.targets[len(c.targets)-1]
+	for i := 1; i < len(c.targets); i++ {
+		if kindtest.MinorOf(c.targets[i]) != kindtest.MinorOf(c.targets[i-1])+1 {
+			t.Fatalf("the chain %s -> %s is not one minor at a time", c.from, strings.Join(c.targets, " -> "))
+		}
+	}
+	if len(c.targets) < 2 {
+		t.Fatalf("a chain needs two targets at least, not %v", c.targets)
+	}
+	return c
+}
+
+// imageDirArgs repeats --image-dir for each folder, in order.
+func imageDirArgs(dirs []string) []string {
+	var args []string
+	for _, d := range dirs {
+		args = append(args, "--image-dir", d)
+	}
+	return args
+}
+
+// chainConfig returns config, with the kubelets' failCgroupV1: false on a
+// cgroup v1 host when the chain starts before v1.35 and reaches it: what
+// a kind user adds before such a chain (kindtest adds it itself for a
+// cluster created at v1.35 or later).
+func (h *harness) chainConfig(config string, c chain) string {
+	if v1, err := h.CgroupV1Host(); err == nil && v1 && kindtest.MinorOf(c.from) < 35 && kindtest.MinorOf(c.to) >= 35 {
+		h.t.Log("cgroup v1 host and a chain into v1.35 or later: the cluster's kubelets get failCgroupV1: false")
+		h.CgroupPatched = true
+		return kindtest.WithPatch(config, kindtest.CgroupV1Patch)
+	}
+	return config
 }
 
 // podsRunningOn returns the pods on node, each with its phase, and an

@@ -93,19 +93,7 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 		return h.controlPlaneEmulates(emulation{version: from, emulated: emulated})
 	})
 
-	var api *probe.APIProbe
-	h.Must("start probing the API from the host", func() error {
-		out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
-		if err != nil {
-			return err
-		}
-		creds, err := probe.ParseKubeconfig([]byte(out))
-		if err != nil {
-			return err
-		}
-		api, err = probe.StartAPIProbe(creds, "/api/v1/namespaces/default", probe.Interval, func(*x509.Certificate) string { return "api-server" })
-		return err
-	})
+	api := h.startAPIProbe()
 	var runs []compatRun
 	// the report, also when a run fails
 	defer func() { h.writeCompatReport(from, to, emulated, runs, api.Stop()) }()
@@ -117,13 +105,7 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 		kindtest.WriteFile(t, h.Artifacts, fmt.Sprintf("compat-run-%d-events.jsonl", len(runs)), out)
 		return r, err
 	}
-	kubeProxyAt := func(version string) error {
-		out, err := h.Kubectl("get", "daemonset", "kube-proxy", "--namespace=kube-system", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
-		if want := "registry.k8s.io/kube-proxy:" + version; err == nil && strings.TrimSpace(out) != want {
-			err = fmt.Errorf("the kube-proxy DaemonSet runs %s, want %s", out, want)
-		}
-		return err
-	}
+	kubeProxyAt := h.kubeProxyAt
 
 	// step 2: the control plane at the target, still emulating the source
 	emulate := append([]string{"--emulated-version", emulated, "--emulation-forward-compatible"}, leaveBehind...)
@@ -212,6 +194,34 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 		return h.controlPlaneEmulates(emulation{version: to})
 	})
 	h.checkNoOpRerun(imageDir, to)
+}
+
+// startAPIProbe starts probing the API server from the host, through
+// the cluster's kubeconfig.
+func (h *harness) startAPIProbe() *probe.APIProbe {
+	var api *probe.APIProbe
+	h.Must("start probing the API from the host", func() error {
+		out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
+		if err != nil {
+			return err
+		}
+		creds, err := probe.ParseKubeconfig([]byte(out))
+		if err != nil {
+			return err
+		}
+		api, err = probe.StartAPIProbe(creds, "/api/v1/namespaces/default", probe.Interval, func(*x509.Certificate) string { return "api-server" })
+		return err
+	})
+	return api
+}
+
+// kubeProxyAt checks the kube-proxy DaemonSet's image version.
+func (h *harness) kubeProxyAt(version string) error {
+	out, err := h.Kubectl("get", "daemonset", "kube-proxy", "--namespace=kube-system", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
+	if want := "registry.k8s.io/kube-proxy:" + version; err == nil && strings.TrimSpace(out) != want {
+		err = fmt.Errorf("the kube-proxy DaemonSet runs %s, want %s", out, want)
+	}
+	return err
 }
 
 // controlPlaneEmulates checks the control plane against e, for up to 2
