@@ -105,8 +105,10 @@ func Download(version string) ([]Replace, error) {
 }
 
 // Retarget points the go.mod at path to k8s.io/kubernetes at version: its
-// require, no replace of another version's staging modules, and the
-// replaces rs (Replaces of that version). go mod tidy is the caller's.
+// require, no replace of another version's staging modules, no indirect
+// require, no require of a staging module that version does not have,
+// and the replaces rs
+// (Replaces of that version). go mod tidy is the caller's.
 func Retarget(path, version string, rs []Replace) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -126,9 +128,23 @@ func Retarget(path, version string, rs []Replace) error {
 			}
 		}
 	}
+	staged := map[string]bool{}
 	for _, r := range rs {
+		staged[r.Path] = true
 		if err := f.AddReplace(r.Path, "", r.Path, r.Version); err != nil {
 			return err
+		}
+	}
+	// the indirect requires are the other version's needs (the newer
+	// version's would win over what this one's code compiles with), and a
+	// staging module of another version that this one does not have
+	// (required at v0.0.0, as k8s.io/kubernetes requires its staging
+	// modules) exists at no version: go mod tidy adds back what is needed
+	for _, r := range f.Require {
+		if r.Indirect || (strings.HasPrefix(r.Mod.Path, "k8s.io/") && r.Mod.Version == "v0.0.0" && !staged[r.Mod.Path]) {
+			if err := f.DropRequire(r.Mod.Path); err != nil {
+				return err
+			}
 		}
 	}
 	f.Cleanup()

@@ -76,7 +76,9 @@ func TestReplacesRefuses(t *testing.T) {
 
 func TestRetarget(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "go.mod")
-	before := "module example.com/suite\n\ngo 1.26.0\n\nrequire k8s.io/kubernetes v1.36.3\n\nreplace (\n\tk8s.io/api => k8s.io/api v0.36.3\n\tk8s.io/old-staging => k8s.io/old-staging v0.36.3\n\tgithub.com/kindupgrade/kind-upgrade => ../..\n)\n"
+	// k8s.io/newer-staging: a staging module of a newer version that
+	// v1.37.2 does not have; cgroups: what the other version needed
+	before := "module example.com/suite\n\ngo 1.26.0\n\nrequire k8s.io/kubernetes v1.36.3\n\nrequire (\n\tk8s.io/api v0.0.0\n\tk8s.io/newer-staging v0.0.0\n\tk8s.io/klog/v2 v2.130.1\n\tgithub.com/opencontainers/cgroups v0.0.6 // indirect\n)\n\nreplace (\n\tk8s.io/api => k8s.io/api v0.36.3\n\tk8s.io/old-staging => k8s.io/old-staging v0.36.3\n\tgithub.com/kindupgrade/kind-upgrade => ../..\n)\n"
 	if err := os.WriteFile(p, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,11 @@ func TestRetarget(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("replaces = %v, want %v", got, want)
 	}
-	if len(f.Require) != 1 || f.Require[0].Mod.Version != "v1.37.2" {
-		t.Errorf("requires = %+v", f.Require)
+	requires := map[string]string{}
+	for _, r := range f.Require {
+		requires[r.Mod.Path] = r.Mod.Version
+	}
+	if want := map[string]string{"k8s.io/kubernetes": "v1.37.2", "k8s.io/api": "v0.0.0", "k8s.io/klog/v2": "v2.130.1"}; !reflect.DeepEqual(requires, want) {
+		t.Errorf("requires = %v, want %v", requires, want)
 	}
 }
