@@ -22,6 +22,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 )
@@ -192,11 +193,35 @@ func phaseSpan(events []event, phase string) [2]int {
 // once the control-plane nodes are loaded and runs beside the control-plane
 // phase; no worker's kubelet is touched before its load is done; with the
 // control-plane phase skipped every node is loaded inside load-artifacts.
+// kubeadm upgrade apply's health check runs a Job of kubeadm's pause image
+// on any node, and kind's node images hold their sandbox image instead:
+// only when every worker has kubeadm's pause already is a worker loaded
+// beside the control-plane phase (a real chain from v1.34 failed when the
+// Job landed on a worker still importing it).
 func TestWorkersLoadBesideTheControlPlane(t *testing.T) {
 	t.Parallel()
+	var pause string
+	for _, image := range fakenode.KubeadmImages(target, fakenode.ImageConfig{}) {
+		if strings.Contains(image, "/pause:") {
+			pause = image
+		}
+	}
+	// as kind's node images are: every worker's load before kubeadm
+	e := newEnv(t, 1, 2, fakenode.ReleaseTree)
+	rec := mustUpgrade(t, e)
+	cp := phaseSpan(rec.events, "control-plane")
+	for w, s := range nodeSpans(rec.events, "load-artifacts") {
+		if s[1] > cp[0] {
+			t.Errorf("%s, which lacks %s, was still loading when the control-plane phase started", w, pause)
+		}
+	}
+
 	overlapped := false
 	for try := 0; try < 5 && !overlapped; try++ {
 		e := newEnv(t, 2, 2, fakenode.ReleaseTree)
+		for _, w := range []string{"kind-worker", "kind-worker2"} {
+			e.cluster.Node(w).Images[imageref.Normalize(pause)] = true
+		}
 		rec := mustUpgrade(t, e)
 		assertUpgraded(t, e.cluster)
 		loads, kubelets := nodeSpans(rec.events, "load-artifacts"), nodeSpans(rec.events, "kubelets")
@@ -219,7 +244,7 @@ func TestWorkersLoadBesideTheControlPlane(t *testing.T) {
 		t.Error("in 5 upgrades no worker was still loading when the control-plane phase started")
 	}
 
-	e := newEnv(t, 1, 2, fakenode.ReleaseTree)
+	e = newEnv(t, 1, 2, fakenode.ReleaseTree)
 	rec, err := e.run(func(o *upgrade.Options) { o.SkipPhases = []string{"control-plane", "kubelets", "verify"} })
 	if err != nil {
 		t.Fatal(err)

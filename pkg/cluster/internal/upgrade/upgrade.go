@@ -89,7 +89,7 @@ var workflow = []phase{
 		action: preflight.NewAction(),
 	},
 	{
-		Phase:            Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the control-plane nodes in parallel, then the workers in parallel beside the control-plane phase", true},
+		Phase:            Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the control-plane nodes in parallel, then the workers in parallel, beside the control-plane phase when they hold kubeadm's pause image already", true},
 		action:           loadartifacts.NewAction(),
 		steps:            loadartifacts.Steps,
 		leavesWorkBeside: true,

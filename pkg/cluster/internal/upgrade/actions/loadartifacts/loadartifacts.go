@@ -68,7 +68,9 @@ func NewAction() actions.Action {
 // beside it (ctx.Go): their imports use the CPU while kubeadm mostly waits
 // for static pods to restart. The kubelets phase waits for them before it
 // touches a worker. When the control-plane phase is skipped there is
-// nothing to overlap with and every node is loaded here.
+// nothing to overlap with, and when a worker lacks kubeadm's pause image
+// kubeadm upgrade apply's health check may run it there: then every node
+// is loaded here.
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
 	now, later := st.ControlPlanes, st.Workers
@@ -77,6 +79,11 @@ func (a *action) Execute(ctx *actions.Context) error {
 		// only the control-plane nodes run kubeadm
 		later = nil
 	case !st.UpgradesControlPlane:
+		now, later = st.Ordered(), nil
+	case lacksHealthCheckImage(st, later) != "":
+		// kubeadm upgrade apply's health check runs a Job of kubeadm's
+		// pause image, which it waits 15 s for, on any schedulable node
+		ctx.Logger.V(1).Infof("%s: %s lacks kubeadm's pause image, which kubeadm upgrade apply's health check runs: every node is loaded before the control-plane phase", Phase, lacksHealthCheckImage(st, later))
 		now, later = st.Ordered(), nil
 	}
 	// the images no source provides first, on every node that needs one:
@@ -93,6 +100,22 @@ func (a *action) Execute(ctx *actions.Context) error {
 		ctx.Go(func() error { return load(ctx, later) })
 	}
 	return nil
+}
+
+// lacksHealthCheckImage returns the first of workers that lacks
+// kubeadm's pause image (kind's node images hold their containerd's
+// sandbox image instead), or "".
+func lacksHealthCheckImage(st *actions.State, workers []nodes.Node) string {
+	pause := plan.ComponentImage(st.Images, "pause")
+	if pause == "" {
+		return ""
+	}
+	for _, n := range workers {
+		if info := st.Info[n.String()]; info != nil && !info.Present[imageref.Normalize(pause)] {
+			return n.String()
+		}
+	}
+	return ""
 }
 
 // pullFirst pulls, in parallel on the nodes of list, the images no source
