@@ -50,7 +50,7 @@ func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 	h.Must("the control plane emulates "+emulated+" from kind create cluster (manifests, mirror pods, /version)", func() error {
 		return h.controlPlaneEmulates(emulation{version: from, emulated: emulated})
 	})
-	api := h.startAPIProbe()
+	api := h.startAPIProbe("start probing the API from the host", nil)
 	var runs []compatRun
 	defer func() { h.writeCompatReport(from, to, emulated, runs, api.Stop()) }()
 	upgrade := func(name string, args ...string) error {

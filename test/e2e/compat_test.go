@@ -93,7 +93,7 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 		return h.controlPlaneEmulates(emulation{version: from, emulated: emulated})
 	})
 
-	api := h.startAPIProbe()
+	api := h.startAPIProbe("start probing the API from the host", nil)
 	var runs []compatRun
 	// the report, also when a run fails
 	defer func() { h.writeCompatReport(from, to, emulated, runs, api.Stop()) }()
@@ -197,10 +197,14 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 }
 
 // startAPIProbe starts probing the API server from the host, through
-// the cluster's kubeconfig.
-func (h *harness) startAPIProbe() *probe.APIProbe {
+// the cluster's kubeconfig, as the check named what; identify names the
+// server of an answer by its certificate (nil: "api-server").
+func (h *harness) startAPIProbe(what string, identify func(*x509.Certificate) string) *probe.APIProbe {
+	if identify == nil {
+		identify = func(*x509.Certificate) string { return "api-server" }
+	}
 	var api *probe.APIProbe
-	h.Must("start probing the API from the host", func() error {
+	h.Must(what, func() error {
 		out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
 		if err != nil {
 			return err
@@ -209,7 +213,7 @@ func (h *harness) startAPIProbe() *probe.APIProbe {
 		if err != nil {
 			return err
 		}
-		api, err = probe.StartAPIProbe(creds, "/api/v1/namespaces/default", probe.Interval, func(*x509.Certificate) string { return "api-server" })
+		api, err = probe.StartAPIProbe(creds, "/api/v1/namespaces/default", probe.Interval, identify)
 		return err
 	})
 	return api

@@ -219,19 +219,7 @@ func TestIntegrationUpgradeHA(t *testing.T) {
 	h.Must("the canary answers HTTP through its Service before", httpCheck)
 
 	// the probes run from here until the upgrade returned
-	var api *probe.APIProbe
-	h.Must("start probing the API through the load balancer's host port", func() error {
-		out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
-		if err != nil {
-			return err
-		}
-		creds, err := probe.ParseKubeconfig([]byte(out))
-		if err != nil {
-			return err
-		}
-		api, err = probe.StartAPIProbe(creds, "/api/v1/namespaces/default", probe.Interval, identify)
-		return err
-	})
+	api := h.startAPIProbe("start probing the API through the load balancer's host port", identify)
 	stopAPI := func() []probe.Sample {
 		if api == nil {
 			return nil
