@@ -100,12 +100,13 @@ func emulatedVersion(st *actions.State) string {
 	return fmt.Sprintf("%d.%d", v.Major(), v.Minor())
 }
 
-// checkControlPlanes waits for every control-plane node's static pods at
-// once: each wait only reads.
 func checkControlPlanes(ctx *actions.Context) error {
-	return actions.OnNodes(ctx.State.ControlPlanes, func(_ int, n nodes.Node) error {
-		return staticpods.WaitReady(ctx, n)
-	})
+	for _, n := range ctx.State.ControlPlanes {
+		if err := staticpods.WaitReady(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkNodes(ctx *actions.Context) error {
