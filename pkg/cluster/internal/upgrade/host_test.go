@@ -44,6 +44,9 @@ func TestFakeKubeletRefusesCgroupV1(t *testing.T) {
 	n := c.Nodes[0]
 	n.CgroupV1 = true
 	n.Files["/usr/bin/kubelet"] = &fakenode.File{Content: fakenode.Binary("kubelet", "v1.35.4", "amd64"), Mode: 0o755}
+	// what kubeadm v1.35's upgrade removes
+	flags := n.Files[fakenode.KubeadmFlagsPath]
+	flags.Content = []byte(strings.Replace(string(flags.Content), fakenode.PodInfraFlag+"=registry.k8s.io/pause:3.10.1 ", "", 1))
 	if err := n.Command("systemctl", "restart", "kubelet").Run(); err != nil {
 		t.Fatalf("restart: %v", err)
 	}

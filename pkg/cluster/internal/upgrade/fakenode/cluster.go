@@ -292,6 +292,7 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 		c.Host.SetHeld(nodeName, InotifyCount{Instances: held.Instances + KubeletInotify.Instances, Watches: held.Watches + KubeletInotify.Watches})
 		n.Files["/kind/version"] = &File{Content: []byte(version + "\n"), Mode: 0o644}
 		n.Files[kubeletConfigPath] = &File{Content: []byte(c.KubeletConfig), Mode: 0o644}
+		n.Files[KubeadmFlagsPath] = &File{Content: []byte(kubeadmFlags(nodeName, version)), Mode: 0o644}
 		for _, b := range []string{"kubeadm", "kubelet", "kubectl"} {
 			n.Files["/usr/bin/"+b] = &File{Content: Binary(b, version, "amd64"), Mode: 0o755}
 		}
@@ -354,6 +355,24 @@ func (c *Cluster) CreatedWith(extraArgs map[string][]Arg) *Cluster {
 const KindKubeletConfig = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nfailSwapOn: false\n"
 
 const kubeletConfigPath = "/var/lib/kubelet/config.yaml"
+
+// KubeadmFlagsPath is the kubelet's flags file kubeadm writes at join.
+const KubeadmFlagsPath = "/var/lib/kubelet/kubeadm-flags.env"
+
+// PodInfraFlag is the kubelet flag kubeadm wrote at join up to v1.34
+// (the sandbox image), which kubeadm v1.35's upgrade removes and kubelets
+// from v1.35 refuse.
+const PodInfraFlag = "--pod-infra-container-image"
+
+// kubeadmFlags is the flags file kubeadm at version writes for a kind
+// node, as captured from kind's nodes.
+func kubeadmFlags(node, version string) string {
+	podInfra := ""
+	if olderMinor(version, "v1.35.0") {
+		podInfra = PodInfraFlag + "=" + KubeadmImages(version, ImageConfig{})[5] + " "
+	}
+	return `KUBELET_KUBEADM_ARGS="` + podInfra + `--node-ip=172.18.0.2 --node-labels= --provider-id=kind://docker/kind/` + node + `"` + "\n"
+}
 
 // KindNodes returns the nodes as nodes.Node.
 func (c *Cluster) KindNodes() []nodes.Node {

@@ -234,7 +234,7 @@ func (n *Node) systemdRestartsKubelet() {
 		return
 	}
 	n.kubeletRestarts++
-	if _, version, ok := parseBinary(n.Files["/usr/bin/kubelet"].Content); ok && !n.refusesHost(version) && n.cluster.Host.acquire(n.Name, KubeletInotify) {
+	if _, version, ok := parseBinary(n.Files["/usr/bin/kubelet"].Content); ok && !n.refusesHost(version) && n.refusedFlag(version) == "" && n.cluster.Host.acquire(n.Name, KubeletInotify) {
 		n.kubeletHolds = true
 		n.kubeletStarted(version)
 		n.notReadyReads = n.cluster.Delays.NodeReads

@@ -17,6 +17,7 @@ limitations under the License.
 package fakenode
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,6 +132,10 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 			c.KubernetesVersion = target
 		}
 		n.Files[kubeletConfigPath] = &File{Content: []byte(c.KubeletConfig), Mode: 0o644}
+		if minor(version) == "1.35" {
+			// kubeadm v1.35's post-upgrade phase, its only one
+			n.dropKubeletFlag(PodInfraFlag)
+		}
 		return "[upgrade] SUCCESS!\n", 0
 	}
 	return "fakenode: unsupported kubeadm command", 127
@@ -174,6 +179,26 @@ func (n *Node) refusesHost(version string) bool {
 	}
 	v, err := strconv.Atoi(strings.SplitN(minor(version), ".", 2)[1])
 	return n.CgroupV1 && err == nil && v >= 35 && (cfg.FailCgroupV1 == nil || *cfg.FailCgroupV1)
+}
+
+// dropKubeletFlag removes flag from the node's kubeadm flags file.
+func (n *Node) dropKubeletFlag(flag string) {
+	f := n.Files[KubeadmFlagsPath]
+	if f == nil {
+		return
+	}
+	content := regexp.MustCompile(flag+`=\S* ?`).ReplaceAllString(string(f.Content), "")
+	n.Files[KubeadmFlagsPath] = &File{Content: []byte(content), Mode: f.Mode}
+}
+
+// refusedFlag returns the line a kubelet at version logs when it exits at
+// start on a flag of the kubeadm flags file it no longer has, or "".
+func (n *Node) refusedFlag(version string) string {
+	f := n.Files[KubeadmFlagsPath]
+	if f == nil || olderMinor(version, "v1.35.0") || !strings.Contains(string(f.Content), PodInfraFlag+"=") {
+		return ""
+	}
+	return `E1206 22:46:24.157258   12630 run.go:72] "command failed" err="failed to parse kubelet flag: unknown flag: ` + PodInfraFlag + `"`
 }
 
 // olderMinor reports whether a's minor version is older than b's.

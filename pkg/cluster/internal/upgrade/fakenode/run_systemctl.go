@@ -48,6 +48,10 @@ func (n *Node) runSystemctl(args []string) (string, int) {
 			n.kubeletExited(version, hostRefused)
 			return "", 0
 		}
+		if line := n.refusedFlag(version); line != "" {
+			n.kubeletExited(version, line)
+			return "", 0
+		}
 		if !n.cluster.Host.acquire(n.Name, KubeletInotify) {
 			n.kubeletExited(version, inotifyFileSource, inotifyCAdvisor)
 			return "", 0

@@ -58,9 +58,12 @@ const (
 	// hops): they move with the control plane.
 	ControlPlaneInstall ID = "control-plane/install-kubeadm-kubectl"
 
-	KubeletsUpgradeNode  ID = "kubelets/kubeadm-upgrade-node"
-	KubeletsDrain        ID = "kubelets/drain"
-	KubeletsInstall      ID = "kubelets/install"
+	KubeletsUpgradeNode ID = "kubelets/kubeadm-upgrade-node"
+	KubeletsDrain       ID = "kubelets/drain"
+	KubeletsInstall     ID = "kubelets/install"
+	// KubeletsFlags removes from kubeadm's kubelet flags file the flags a
+	// kubelet moved across several minor versions would refuse.
+	KubeletsFlags        ID = "kubelets/kubelet-flags"
 	KubeletsRestart      ID = "kubelets/restart"
 	KubeletsWaitReady    ID = "kubelets/wait-ready"
 	KubeletsWaitSettled  ID = "kubelets/wait-settled"
@@ -85,7 +88,7 @@ func All() []ID {
 		PreflightConfig, PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
 		LoadStage, LoadStagedVersions, LoadPatches, LoadImport, LoadPull, LoadPin,
 		ControlPlaneConfig, ControlPlaneApply, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
-		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsRestart,
+		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,
 		CallerHook,
