@@ -113,15 +113,19 @@ func TestIntegrationUpgradeChain(t *testing.T) {
 		return h.checkFaulted(run)
 	})
 	h.Check("after the kill, the control plane is past the first target and every kubelet still at "+from, func() error {
-		v, err := h.ServerVersion()
-		if err != nil {
+		// the killed run's kubeadm goes on in the node, restarting the
+		// API server: wait for its answers
+		return kindtest.Eventually(3*time.Minute, func() error {
+			v, err := h.ServerVersion()
+			if err != nil {
+				return err
+			}
+			if kindtest.MinorOf(v) < kindtest.MinorOf(targets[0]) {
+				return fmt.Errorf("the API server runs %s", v)
+			}
+			_, err = h.KubeletsReadyAt(from)
 			return err
-		}
-		if kindtest.MinorOf(v) < kindtest.MinorOf(targets[0]) {
-			return fmt.Errorf("the API server runs %s", v)
-		}
-		_, err = h.KubeletsReadyAt(from)
-		return err
+		})
 	})
 	h.Must("Kubernetes' upgrade tests around the same command again (it finishes the chain)", func() error {
 		run, err := h.runUpgradeSuite("cluster", "chain-", append(chainArgs(dirs), nodesFlag...)...)
