@@ -45,11 +45,7 @@ func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 	leaveBehind := []string{"--skip-phases", "kubelets,control-plane/kube-proxy"}
 	lastDir := c.dirs[len(c.dirs)-1]
 
-	h.CreateCluster(from, h.chainConfig(kindtest.WithPatch(faultsClusterConfig, strings.ReplaceAll(compatPatch, "EMULATED", emulated)), c))
-	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
-	h.Must("the control plane emulates "+emulated+" from kind create cluster (manifests, mirror pods, /version)", func() error {
-		return h.controlPlaneEmulates(emulation{version: from, emulated: emulated})
-	})
+	h.createEmulating(from, emulated, h.chainConfig(faultsClusterConfig, c))
 	api := h.startAPIProbe("start probing the API from the host", nil)
 	var runs []compatRun
 	defer func() { h.writeCompatReport(from, to, emulated, runs, api.Stop()) }()

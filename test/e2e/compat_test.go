@@ -87,11 +87,7 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 	leaveBehind := []string{"--skip-phases", "kubelets,control-plane/kube-proxy"}
 	configStep, applyStep := timeline.StepID("control-plane/kubeadm-config"), timeline.StepID("control-plane/kubeadm-upgrade-apply")
 
-	h.CreateCluster(from, kindtest.WithPatch(faultsClusterConfig, strings.ReplaceAll(compatPatch, "EMULATED", emulated)))
-	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
-	h.Must("the control plane emulates "+emulated+" from kind create cluster (manifests, mirror pods, /version)", func() error {
-		return h.controlPlaneEmulates(emulation{version: from, emulated: emulated})
-	})
+	h.createEmulating(from, emulated, faultsClusterConfig)
 
 	api := h.startAPIProbe("start probing the API from the host", nil)
 	var runs []compatRun
@@ -205,11 +201,7 @@ func (h *harness) startAPIProbe(what string, identify func(*x509.Certificate) st
 	}
 	var api *probe.APIProbe
 	h.Must(what, func() error {
-		out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
-		if err != nil {
-			return err
-		}
-		creds, err := probe.ParseKubeconfig([]byte(out))
+		creds, err := h.hostCredentials()
 		if err != nil {
 			return err
 		}
@@ -217,6 +209,25 @@ func (h *harness) startAPIProbe(what string, identify func(*x509.Certificate) st
 		return err
 	})
 	return api
+}
+
+// hostCredentials reads the cluster's kubeconfig for the host.
+func (h *harness) hostCredentials() (probe.Credentials, error) {
+	out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
+	if err != nil {
+		return probe.Credentials{}, err
+	}
+	return probe.ParseKubeconfig([]byte(out))
+}
+
+// createEmulating creates the cluster at from with config, the three
+// components emulating emulated (compatPatch added), and checks it.
+func (h *harness) createEmulating(from, emulated, config string) {
+	h.CreateCluster(from, kindtest.WithPatch(config, strings.ReplaceAll(compatPatch, "EMULATED", emulated)))
+	h.Must("nodes Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
+	h.Must("the control plane emulates "+emulated+" from kind create cluster (manifests, mirror pods, /version)", func() error {
+		return h.controlPlaneEmulates(emulation{version: from, emulated: emulated})
+	})
 }
 
 // kubeProxyAt checks the kube-proxy DaemonSet's image version.

@@ -524,11 +524,7 @@ func (h *harness) etcdMembers() ([]etcdcheck.Member, error) {
 // a few seconds and checks that every one succeeded and that each of the
 // control-plane nodes' API servers answered some.
 func (h *harness) balancedAcross(controlPlanes []string, identify func(*x509.Certificate) string) error {
-	out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
-	if err != nil {
-		return err
-	}
-	creds, err := probe.ParseKubeconfig([]byte(out))
+	creds, err := h.hostCredentials()
 	if err != nil {
 		return err
 	}
