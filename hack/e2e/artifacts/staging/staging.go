@@ -107,8 +107,8 @@ func Download(version string) ([]Replace, error) {
 // Retarget points the go.mod at path to k8s.io/kubernetes at version: its
 // require, no replace of another version's staging modules, no indirect
 // require, no require of a staging module that version does not have,
-// and the replaces rs
-// (Replaces of that version). go mod tidy is the caller's.
+// and the replaces rs (Replaces of that version). go mod tidy is the
+// caller's.
 func Retarget(path, version string, rs []Replace) error {
 	data, err := os.ReadFile(path)
 	if err != nil {

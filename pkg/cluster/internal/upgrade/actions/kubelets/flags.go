@@ -17,6 +17,7 @@ limitations under the License.
 package kubelets
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -41,29 +42,34 @@ var droppedFlags = []struct {
 	{"pod-infra-container-image", 35},
 }
 
+// flagsEdit is what the flags step found: the stale flags and the file.
+type flagsEdit struct {
+	stale   []string
+	content string
+}
+
 // staleFlags returns the flags of the flags file content that a kubelet
 // at target refuses, in the order they are written.
 func staleFlags(content string, target *semver.Version) []string {
 	var stale []string
-	for _, arg := range strings.Fields(argsOf(content)) {
-		name, _, _ := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
-		for _, d := range droppedFlags {
-			if name == d.name && target.Major() == 1 && target.Minor() >= d.minor {
-				stale = append(stale, "--"+name)
+	for _, line := range strings.Split(content, "\n") {
+		value, _ := argsOf(line)
+		for _, arg := range strings.Fields(value) {
+			name, _, _ := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+			for _, d := range droppedFlags {
+				if name == d.name && target.Major() == 1 && target.Minor() >= d.minor {
+					stale = append(stale, "--"+name)
+				}
 			}
 		}
 	}
 	return stale
 }
 
-// argsOf returns the value of KUBELET_KUBEADM_ARGS in a flags file.
-func argsOf(content string) string {
-	for _, line := range strings.Split(content, "\n") {
-		if value, ok := strings.CutPrefix(strings.TrimSpace(line), "KUBELET_KUBEADM_ARGS="); ok {
-			return strings.Trim(value, `"`)
-		}
-	}
-	return ""
+// argsOf returns the value of KUBELET_KUBEADM_ARGS if line sets it.
+func argsOf(line string) (string, bool) {
+	value, ok := strings.CutPrefix(strings.TrimSpace(line), "KUBELET_KUBEADM_ARGS=")
+	return strings.Trim(value, `"`), ok
 }
 
 // withoutFlags returns the flags file content without the flags named
@@ -71,18 +77,13 @@ func argsOf(content string) string {
 func withoutFlags(content string, names []string) string {
 	lines := strings.Split(content, "\n")
 	for i, line := range lines {
-		value, ok := strings.CutPrefix(strings.TrimSpace(line), "KUBELET_KUBEADM_ARGS=")
+		value, ok := argsOf(line)
 		if !ok {
 			continue
 		}
 		var kept []string
-		for _, arg := range strings.Fields(strings.Trim(value, `"`)) {
-			name, _, _ := strings.Cut(arg, "=")
-			drop := false
-			for _, n := range names {
-				drop = drop || name == n
-			}
-			if !drop {
+		for _, arg := range strings.Fields(value) {
+			if name, _, _ := strings.Cut(arg, "="); !slices.Contains(names, name) {
 				kept = append(kept, arg)
 			}
 		}

@@ -170,26 +170,20 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return nodeutils.InstallBinaries(ctx, n, installPairs(st, stale)...)
 			},
 		},
-		actions.Todo[[]string]{
+		actions.Todo[flagsEdit]{
 			ID:   stepid.KubeletsFlags,
 			Name: "removing kubelet flags " + st.Target + " refuses from " + KubeadmFlagsEnv,
-			Find: func() ([]string, bool, string, error) {
+			Find: func() (flagsEdit, bool, string, error) {
 				content, ok, err := nodeutils.ReadFile(ctx, n, KubeadmFlagsEnv)
 				if err != nil || !ok {
-					return nil, true, "", err
+					return flagsEdit{}, true, "", err
 				}
 				stale := staleFlags(content, st.TargetVersion)
-				return stale, len(stale) == 0, "no such flag", nil
+				return flagsEdit{stale, content}, len(stale) == 0, "no such flag", nil
 			},
-			Run: func(stale []string) error {
-				// read again: the file is kubeadm's, written by the
-				// step before
-				content, _, err := nodeutils.ReadFile(ctx, n, KubeadmFlagsEnv)
-				if err != nil {
-					return err
-				}
-				ctx.Logger.V(1).Infof("%s: %s: removing %s from %s, as kubeadm's upgrade of the minor versions this kubelet skips would have", Phase, n, strings.Join(stale, ", "), KubeadmFlagsEnv)
-				return nodeutils.WriteString(ctx, n, KubeadmFlagsEnv, 0o644, withoutFlags(content, stale))
+			Run: func(e flagsEdit) error {
+				ctx.Logger.V(1).Infof("%s: %s: removing %s from %s, as kubeadm's upgrade of the minor versions this kubelet skips would have", Phase, n, strings.Join(e.stale, ", "), KubeadmFlagsEnv)
+				return nodeutils.WriteString(ctx, n, KubeadmFlagsEnv, 0o644, withoutFlags(e.content, e.stale))
 			},
 		},
 		actions.Task{

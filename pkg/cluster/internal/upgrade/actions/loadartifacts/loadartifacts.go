@@ -74,16 +74,17 @@ func NewAction() actions.Action {
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
 	now, later := st.ControlPlanes, st.Workers
+	lacking := lacksHealthCheckImage(st, later)
 	switch {
 	case st.ControlPlaneOnly:
 		// only the control-plane nodes run kubeadm
 		later = nil
 	case !st.UpgradesControlPlane:
 		now, later = st.Ordered(), nil
-	case lacksHealthCheckImage(st, later) != "":
+	case lacking != "":
 		// kubeadm upgrade apply's health check runs a Job of kubeadm's
 		// pause image, which it waits 15 s for, on any schedulable node
-		ctx.Logger.V(1).Infof("%s: %s lacks kubeadm's pause image, which kubeadm upgrade apply's health check runs: every node is loaded before the control-plane phase", Phase, lacksHealthCheckImage(st, later))
+		ctx.Logger.V(1).Infof("%s: %s lacks kubeadm's pause image, which kubeadm upgrade apply's health check runs: every node is loaded before the control-plane phase", Phase, lacking)
 		now, later = st.Ordered(), nil
 	}
 	// the images no source provides first, on every node that needs one:
