@@ -37,3 +37,9 @@ load_artifacts_env() {
 manifest_field() {
   go -C "$(dirname "${BASH_SOURCE[0]}")/artifacts" run -trimpath . manifest-field "$1" "$2"
 }
+
+# json_field FILE KEY: a field of the JSON object in FILE; a dotted KEY
+# (to.binary) names a field of a nested object.
+json_field() {
+  go -C "$(dirname "${BASH_SOURCE[0]}")/artifacts" run -trimpath . json-field "$1" "$2"
+}

@@ -450,6 +450,32 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if _, err := l.ensure(ctx, testImages); err != nil {
 		return nil, "", err
 	}
+	// on request, Kubernetes' own [sig-api-machinery] tests of both
+	// versions and their images (make e2e-compat)
+	var conformance *manifest.Conformance
+	if l.conformance {
+		suiteOf := func(v string) (manifest.ConformanceSuite, error) {
+			bin := l.conformanceEntry(v)
+			if _, err := l.ensure(ctx, bin); err != nil {
+				return manifest.ConformanceSuite{}, err
+			}
+			imgs := recipeEntry(l, "images", "conformance-images-"+v, "images",
+				images.TestImagesSpec{Base: proxyBase.path, Suite: l.entryIn(bin).hp(), Busybox: busybox.hp(), Prefix: l.prefix},
+				map[string]in{"base": proxyBase, "suite": l.entryIn(bin), "busybox": busybox}, images.TestImages)
+			if _, err := l.ensure(ctx, imgs); err != nil {
+				return manifest.ConformanceSuite{}, err
+			}
+			return manifest.ConformanceSuite{Version: v, Binary: filepath.Join(l.store.Path(bin), "conformance.test"),
+				ImagesArchive: filepath.Join(l.store.Path(imgs), "image.tar")}, nil
+		}
+		conformance = &manifest.Conformance{}
+		if conformance.From, err = suiteOf(l.from); err != nil {
+			return nil, "", err
+		}
+		if conformance.To, err = suiteOf(l.to); err != nil {
+			return nil, "", err
+		}
+	}
 
 	// kind's HA load balancer image: the stand-in under kind's name, in Docker
 	envoyName, err := kindrecipe.GoConst(filepath.Join(l.kindDir, "pkg", "cluster", "internal", "loadbalancer", "const.go"), "Image")
@@ -600,6 +626,11 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	path := filepath.Join(l.store.Dir, "manifests", l.from+"-to-"+l.to+".json")
 	if err := m.Write(path); err != nil {
 		return nil, "", err
+	}
+	if conformance != nil {
+		if err := conformance.Write(manifest.ConformancePath(path)); err != nil {
+			return nil, "", err
+		}
 	}
 	return m, path, nil
 }

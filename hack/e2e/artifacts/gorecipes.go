@@ -65,10 +65,27 @@ func (l *lab) buildHelpers(ctx context.Context) error {
 // images, the images the tests run (ROLE NAME lines). Its key follows
 // every package the binary links, this checkout's by their files.
 func (l *lab) suiteEntry() *graph.Entry {
+	return l.testModuleEntry("upgrades-"+l.to, l.to, "./suite", "upgrades.test", nil)
+}
+
+// conformanceEntry is Kubernetes' own [sig-api-machinery] tests
+// (test/upgrades/conformance) built against k8s.io/kubernetes v, with
+// agnhost and images as suiteEntry's; the binary reports v as its version.
+func (l *lab) conformanceEntry(v string) *graph.Entry {
+	return l.testModuleEntry("conformance-"+v, v, "./conformance", "conformance.test",
+		[]string{"-ldflags", "-X k8s.io/component-base/version.gitVersion=" + v})
+}
+
+// testModuleEntry builds the test package pkg of this repository's
+// test/upgrades module against k8s.io/kubernetes v (a copy whose go.mod is
+// retargeted when the module requires another version) into binary, with
+// agnhost from that version's source and images, what `binary
+// --list-kind-images` prints.
+func (l *lab) testModuleEntry(name, v, pkg, binary string, flags []string) *graph.Entry {
 	module := filepath.Join(l.repo, "test", "upgrades")
-	return l.goEntry("bin", "upgrades-"+l.to, map[string]graph.Input{
-		"packages":   graph.GoPackages{Dir: module, Patterns: []string{"./suite"}, Test: true, Env: goEnv},
-		"kubernetes": graph.Module{Path: "k8s.io/kubernetes", Version: l.to},
+	return l.goEntry("bin", name, map[string]graph.Input{
+		"packages":   graph.GoPackages{Dir: module, Patterns: []string{pkg}, Test: true, Env: goEnv},
+		"kubernetes": graph.Module{Path: "k8s.io/kubernetes", Version: v},
 		"staging":    graph.GoPackages{Dir: l.e2eDir, Patterns: []string{"./artifacts/staging"}, Env: goEnv},
 		"go":         graph.GoToolchain(goEnv...),
 	}, func(ctx context.Context, out string) error {
@@ -84,20 +101,21 @@ func (l *lab) suiteEntry() *graph.Entry {
 		if err != nil {
 			return err
 		}
-		if committed != l.to {
-			l.logf("test/upgrades requires k8s.io/kubernetes %s: building a copy against %s", committed, l.to)
-			rs, err := staging.Download(l.to)
+		if committed != v {
+			l.logf("test/upgrades requires k8s.io/kubernetes %s: building a copy against %s", committed, v)
+			rs, err := staging.Download(v)
 			if err != nil {
 				return err
 			}
-			if err := staging.Retarget(filepath.Join(work, "go.mod"), l.to, rs); err != nil {
+			if err := staging.Retarget(filepath.Join(work, "go.mod"), v, rs); err != nil {
 				return err
 			}
 			if _, err := goIn("mod", "tidy"); err != nil {
 				return err
 			}
 		}
-		if _, err := goIn("test", "-c", "-trimpath", "-o", filepath.Join(out, "upgrades.test"), "./suite"); err != nil {
+		args := append(append([]string{"test", "-c", "-trimpath"}, flags...), "-o", filepath.Join(out, binary), pkg)
+		if _, err := goIn(args...); err != nil {
 			return err
 		}
 		if _, err := goIn("build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(out, "agnhost"), "k8s.io/kubernetes/test/images/agnhost"); err != nil {
@@ -106,9 +124,9 @@ func (l *lab) suiteEntry() *graph.Entry {
 		if err := os.RemoveAll(work); err != nil {
 			return err
 		}
-		images, err := exec.CommandContext(ctx, filepath.Join(out, "upgrades.test"), "--list-kind-images").Output()
+		images, err := exec.CommandContext(ctx, filepath.Join(out, binary), "--list-kind-images").Output()
 		if err != nil || len(strings.TrimSpace(string(images))) == 0 {
-			return fmt.Errorf("upgrades.test --list-kind-images listed nothing (%v)", err)
+			return fmt.Errorf("%s --list-kind-images listed nothing (%v)", binary, err)
 		}
 		return os.WriteFile(filepath.Join(out, "images"), images, 0o644)
 	})

@@ -53,6 +53,9 @@ type lab struct {
 	// entries are the entries this run ensured, by ID (for explain)
 	entries map[string]*graph.Entry
 	start   time.Time
+	// conformance asks for Kubernetes' own [sig-api-machinery] tests of
+	// both versions (E2E_CONFORMANCE=1)
+	conformance bool
 }
 
 func getenv(k, def string) string {

@@ -100,11 +100,12 @@ func buildCommand(cmd string, args []string) ([]string, error) {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	from := fs.String("from", getenv("E2E_FROM", "v1.36.3"), "the version the e2e clusters start at")
 	to := fs.String("to", getenv("E2E_TO", "v1.37.2"), "the version they are upgraded to")
+	conformance := fs.Bool("conformance", getenv("E2E_CONFORMANCE", "") == "1", "also build Kubernetes' own [sig-api-machinery] tests of both versions and their images, listed in the manifest's -conformance.json")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if (cmd == "explain") != (fs.NArg() == 1) || fs.NArg() > 1 {
-		return nil, usage("build [-from V] [-to V] | explain [-from V] [-to V] GROUP/NAME")
+		return nil, usage("build [-from V] [-to V] [-conformance] | explain [-from V] [-to V] [-conformance] GROUP/NAME")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -112,6 +113,7 @@ func buildCommand(cmd string, args []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.conformance = *conformance
 	defer func() {
 		if l.helpers != "" {
 			os.RemoveAll(l.helpers)
@@ -137,20 +139,24 @@ func buildCommand(cmd string, args []string) ([]string, error) {
 	return []string{strings.TrimSuffix(out, "\n")}, err
 }
 
-// jsonField is a top-level field of the JSON object in path, as JSON
-// prints it (a number, or a string without its quotes).
+// jsonField is a field of the JSON object in path, as JSON prints it (a
+// number, or a string without its quotes); a dotted key (to.binary) names
+// a field of a nested object.
 func jsonField(path, key string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	raw, ok := obj[key]
-	if !ok {
-		return nil, fmt.Errorf("%s has no field %s", path, key)
+	raw := json.RawMessage(data)
+	for _, k := range strings.Split(key, ".") {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, fmt.Errorf("%s: %s is not an object: %w", path, key, err)
+		}
+		var ok bool
+		if raw, ok = obj[k]; !ok {
+			return nil, fmt.Errorf("%s has no field %s", path, key)
+		}
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {

@@ -132,3 +132,31 @@ func TestWriteWritesWhatLoadReads(t *testing.T) {
 		t.Errorf("Parse with a misspelt name: err = %v, want an unknown field", err)
 	}
 }
+
+// TestConformanceRoundTrip: Write then LoadConformance gives the same
+// suites, beside the manifest; a suite without its binary is refused.
+func TestConformanceRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := ConformancePath(filepath.Join(dir, "v1.36.3-to-v1.37.2.json"))
+	if want := filepath.Join(dir, "v1.36.3-to-v1.37.2-conformance.json"); path != want {
+		t.Fatalf("ConformancePath = %s, want %s", path, want)
+	}
+	c := &Conformance{
+		From: ConformanceSuite{Version: "v1.36.3", Binary: "/b/36/conformance.test", ImagesArchive: "/i/36.tar"},
+		To:   ConformanceSuite{Version: "v1.37.2", Binary: "/b/37/conformance.test", ImagesArchive: "/i/37.tar"},
+	}
+	if err := c.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadConformance(path)
+	if err != nil || *got != *c {
+		t.Fatalf("LoadConformance = %+v, %v; want %+v", got, err, c)
+	}
+	c.To.Binary = ""
+	if err := c.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConformance(path); err == nil || !strings.Contains(err.Error(), "lacks its version, binary or images archive") {
+		t.Errorf("LoadConformance of a suite without its binary: %v", err)
+	}
+}
