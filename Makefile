@@ -145,6 +145,9 @@ e2e-k8s-upgrade: build host-setup
 e2e-k8s-upgrade-ha: build host-setup
 	TOPOLOGY=ha hack/ci/e2e-k8s-upgrade.sh
 
+e2e-compatibility-versions: build host-setup
+	hack/ci/e2e-compatibility-versions.sh
+
 bench: build host-setup
 	hack/make-rules/e2e.sh bench $(ARGS)
 
@@ -173,4 +176,4 @@ shellcheck:
 clean:
 	rm -rf "$(OUT_DIR)"
 ################################################################################
-.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-compat e2e-chain e2e-chain-compat e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha bench test demo verify lint shellcheck clean
+.PHONY: all build install unit host-setup e2e e2e-matrix e2e-ha e2e-faults e2e-faults-short e2e-pinned e2e-compat e2e-chain e2e-chain-compat e2e-podman e2e-k8s-upgrade e2e-k8s-upgrade-ha e2e-compatibility-versions bench test demo verify lint shellcheck clean

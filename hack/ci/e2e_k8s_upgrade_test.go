@@ -26,11 +26,12 @@ import (
 	"testing"
 )
 
-// inputs are the variables e2e-k8s-upgrade.sh reads: the test's
-// environment must not leak them into the script.
+// inputs are the variables the scripts read: the test's environment must
+// not leak them into a script.
 var inputs = []string{"FROM_VERSION", "TO_VERSION", "E2E_FROM", "E2E_TO", "NODE_IMAGE", "TARGET_NODE_IMAGE",
 	"TARGET_IMAGE_DIR", "TOPOLOGY", "UPGRADE_TYPES", "UPGRADES_TEST", "TEST_IMAGES_ARCHIVE", "CANARY_ARCHIVE",
-	"KIND", "CLUSTER_NAME", "ARTIFACTS", "GINKGO_ARGS", "KIND_UPGRADE_ARGS"}
+	"KIND", "CLUSTER_NAME", "ARTIFACTS", "GINKGO_ARGS", "KIND_UPGRADE_ARGS",
+	"EMULATED_VERSION", "PREV_E2E_TEST", "E2E_TEST", "TEST_IMAGES_ARCHIVES", "FOCUS", "SKIP", "FINISH", "E2E_CONFORMANCE"}
 
 // fake records its name and arguments in $CALLS and succeeds; as docker,
 // it answers `docker info` with cgroup version 2.
@@ -44,18 +45,26 @@ echo "$(basename "$0") $*" >>"${CALLS}"
 // script's exit code, its output and the commands it ran.
 func runScript(t *testing.T, env map[string]string) (int, string, string) {
 	t.Helper()
+	return runCIScript(t, "e2e-k8s-upgrade.sh", env)
+}
+
+// runCIScript runs script with env on top of a clean environment, kind,
+// docker, go and the test binaries (upgrades.test, e2e.test; an env value
+// that is one of these names becomes its path) faked.
+func runCIScript(t *testing.T, script string, env map[string]string) (int, string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"kind", "docker", "go", "upgrades.test"} {
+	for _, name := range []string{"kind", "docker", "go", "upgrades.test", "e2e.test"} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(fake), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	calls := filepath.Join(dir, "calls")
-	cmd := exec.Command("bash", "e2e-k8s-upgrade.sh")
+	cmd := exec.Command("bash", script)
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(inputs, k) && k != "PATH" {
 			cmd.Env = append(cmd.Env, kv)
@@ -64,8 +73,11 @@ func runScript(t *testing.T, env map[string]string) (int, string, string) {
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CALLS="+calls,
 		"KIND="+filepath.Join(bin, "kind"), "ARTIFACTS="+filepath.Join(dir, "artifacts"))
 	for k, v := range env {
-		if v == "SUITE" {
+		switch v {
+		case "SUITE":
 			v = filepath.Join(bin, "upgrades.test")
+		case "e2e.test":
+			v = filepath.Join(bin, v)
 		}
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
