@@ -75,32 +75,15 @@ FOCUS="${FOCUS-\[sig-api-machinery\].*\[Conformance\]}"
 SKIP="${SKIP-\[sig-api-machinery\] Aggregator}"
 FINISH="${FINISH:-true}"
 START="${SECONDS}"
-
-log() {
-  printf '[%s] e2e-compatibility-versions: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2
-}
-
-die() {
-  log "ERROR: $*"
-  exit 1
-}
+CI_JOB=e2e-compatibility-versions
+# shellcheck source=hack/ci/lib.sh
+source hack/ci/lib.sh
 
 # minor_of v1.36.3 -> 36
 minor_of() {
   local v="${1#v}"
   v="${v#*.}"
   printf '%s\n' "${v%%.*}"
-}
-
-cleanup() {
-  local rc=$?
-  if ((rc != 0)) && "${KIND}" get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then
-    log "exporting the cluster's logs to ${ARTIFACTS}/logs"
-    "${KIND}" export logs "${ARTIFACTS}/logs" --name "${CLUSTER_NAME}" >/dev/null 2>&1 || true
-  fi
-  "${KIND}" delete cluster --name "${CLUSTER_NAME}" >/dev/null 2>&1 || true
-  log "$( ((rc == 0)) && echo ok || echo "FAILED (exit code ${rc})") in $((SECONDS - START))s; reports in ${ARTIFACTS}"
-  exit "${rc}"
 }
 
 # check_inputs: all of the inputs from the caller, or none of them (then
@@ -127,10 +110,7 @@ cluster_config() {
   for c in apiServer controllerManager scheduler; do
     printf '  %s:\n    extraArgs:\n      emulated-version: "%s"\n' "${c}" "${EMULATED_VERSION}"
   done
-  if [[ "$(docker info --format '{{.CgroupVersion}}')" == 1 ]]; then
-    # kubelets from v1.35 on refuse cgroup v1 unless told otherwise
-    printf -- '- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n'
-  fi
+  cgroup_v1_patch
   printf 'nodes:\n- role: control-plane\n- role: worker\n- role: worker\n'
 }
 

@@ -66,40 +66,22 @@ KIND="${KIND:-${REPO_ROOT}/bin/kind}"
 CLUSTER_NAME="${CLUSTER_NAME:-kind-upgrade-k8s}"
 ARTIFACTS="${ARTIFACTS:-${REPO_ROOT}/_artifacts/k8s-upgrade}"
 START="${SECONDS}"
-
-log() {
-  printf '[%s] e2e-k8s-upgrade: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2
-}
-
-die() {
-  log "ERROR: $*"
-  exit 1
-}
+CI_JOB=e2e-k8s-upgrade
+# shellcheck source=hack/ci/lib.sh
+source hack/ci/lib.sh
 
 # cluster_config: the kind configuration of TOPOLOGY, for this host
 cluster_config() {
   printf 'kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n'
-  if [[ "$(docker info --format '{{.CgroupVersion}}')" == 1 ]]; then
-    # kubelets from v1.35 on refuse cgroup v1 unless told otherwise
-    printf 'kubeadmConfigPatches:\n- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n'
-  fi
+  local patch
+  patch="$(cgroup_v1_patch)"
+  [[ -z "${patch}" ]] || printf 'kubeadmConfigPatches:\n%s\n' "${patch}"
   printf 'nodes:\n'
   case "${TOPOLOGY}" in
   1cp-2w) printf -- '- role: control-plane\n- role: worker\n- role: worker\n' ;;
   ha) printf -- '- role: control-plane\n- role: control-plane\n- role: control-plane\n- role: worker\n- role: worker\n' ;;
   *) die "TOPOLOGY must be 1cp-2w or ha, not ${TOPOLOGY}" ;;
   esac
-}
-
-cleanup() {
-  local rc=$?
-  if ((rc != 0)) && "${KIND}" get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then
-    log "exporting the cluster's logs to ${ARTIFACTS}/logs"
-    "${KIND}" export logs "${ARTIFACTS}/logs" --name "${CLUSTER_NAME}" >/dev/null 2>&1 || true
-  fi
-  "${KIND}" delete cluster --name "${CLUSTER_NAME}" >/dev/null 2>&1 || true
-  log "$( ((rc == 0)) && echo ok || echo "FAILED (exit code ${rc})") in $((SECONDS - START))s; reports in ${ARTIFACTS}"
-  exit "${rc}"
 }
 
 # check_inputs: the inputs come all from the caller or none of them (then

@@ -21,6 +21,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // TestCompatibilityVersionsRefusesBadInputs: a partial set of inputs, and
@@ -91,22 +93,51 @@ func TestCompatibilityVersionsRunsTheJobsSteps(t *testing.T) {
 }
 
 // TestCompatibilityVersionsClusterConfig: the config the script writes
-// sets the emulation on the three components, as the job's cluster has.
+// sets the emulation on the three components, as the job's cluster has,
+// and on a cgroup v1 host lets the kubelets start; FINISH=false leaves the
+// node side behind.
 func TestCompatibilityVersionsClusterConfig(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	code, out, _ := runCIScript(t, "e2e-compatibility-versions.sh", map[string]string{
-		"NODE_IMAGE": "n", "TARGET_IMAGE_DIR": "/t", "PREV_E2E_TEST": "e2e.test", "E2E_TEST": "e2e.test", "EMULATED_VERSION": "1.35",
-		"ARTIFACTS": dir, "FINISH": "false",
-	})
-	if code != 0 {
-		t.Fatalf("exit code %d:\n%s", code, out)
-	}
-	config := readFile(t, dir+"/kind-config.yaml")
-	for _, c := range []string{"apiServer", "controllerManager", "scheduler"} {
-		if want := "  " + c + ":\n    extraArgs:\n      emulated-version: \"1.35\"\n"; !strings.Contains(config, want) {
-			t.Errorf("the config lacks %q:\n%s", want, config)
-		}
+	for _, cgroup := range []string{"1", "2"} {
+		t.Run("cgroup v"+cgroup, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			code, out, ran := runCIScript(t, "e2e-compatibility-versions.sh", map[string]string{
+				"NODE_IMAGE": "n", "TARGET_IMAGE_DIR": "/t", "PREV_E2E_TEST": "e2e.test", "E2E_TEST": "e2e.test", "EMULATED_VERSION": "1.35",
+				"ARTIFACTS": dir, "FINISH": "false", "FAKE_CGROUP": cgroup,
+			})
+			if code != 0 {
+				t.Fatalf("exit code %d:\n%s", code, out)
+			}
+			var config struct {
+				Patches []string `json:"kubeadmConfigPatches"`
+				Nodes   []struct {
+					Role string `json:"role"`
+				} `json:"nodes"`
+			}
+			data := readFile(t, dir+"/kind-config.yaml")
+			if err := yaml.Unmarshal([]byte(data), &config); err != nil {
+				t.Fatalf("the config is not YAML: %v\n%s", err, data)
+			}
+			want := 1
+			if cgroup == "1" {
+				want = 2
+			}
+			if len(config.Patches) != want || len(config.Nodes) != 3 {
+				t.Fatalf("%d patches and %d nodes, want %d and 3:\n%s", len(config.Patches), len(config.Nodes), want, data)
+			}
+			for _, c := range []string{"apiServer", "controllerManager", "scheduler"} {
+				if want := c + ":\n  extraArgs:\n    emulated-version: \"1.35\"\n"; !strings.Contains(config.Patches[0], want) {
+					t.Errorf("the first patch lacks %q:\n%s", want, config.Patches[0])
+				}
+			}
+			if cgroup == "1" && !strings.Contains(config.Patches[1], "failCgroupV1: false") {
+				t.Errorf("the second patch lacks failCgroupV1: false:\n%s", config.Patches[1])
+			}
+			if n := strings.Count(ran, "kind alpha upgrade"); n != 2 {
+				t.Errorf("FINISH=false: %d upgrades, want 2:\n%s", n, ran)
+			}
+		})
 	}
 }
 

@@ -34,10 +34,10 @@ var inputs = []string{"FROM_VERSION", "TO_VERSION", "E2E_FROM", "E2E_TO", "NODE_
 	"EMULATED_VERSION", "PREV_E2E_TEST", "E2E_TEST", "TEST_IMAGES_ARCHIVES", "FOCUS", "SKIP", "FINISH", "E2E_CONFORMANCE"}
 
 // fake records its name and arguments in $CALLS and succeeds; as docker,
-// it answers `docker info` with cgroup version 2.
+// it answers `docker info` with cgroup version $FAKE_CGROUP (default 2).
 const fake = `#!/usr/bin/env bash
 echo "$(basename "$0") $*" >>"${CALLS}"
-[[ "$(basename "$0")" != docker || "$1" != info ]] || echo 2
+[[ "$(basename "$0")" != docker || "$1" != info ]] || echo "${FAKE_CGROUP:-2}"
 `
 
 // runScript runs e2e-k8s-upgrade.sh with env on top of a clean

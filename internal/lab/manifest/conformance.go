@@ -65,15 +65,10 @@ func LoadConformance(path string) (*Conformance, error) {
 	return &c, nil
 }
 
-// Write writes c to path, indented.
+// Write writes c to path, indented, whole or not at all.
 func (c *Conformance) Write(path string) error {
-	data, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	part := path + ".part"
-	if err := os.WriteFile(part, append(data, '\n'), 0o644); err != nil {
+	if err := writeJSON(path, c); err != nil {
 		return fmt.Errorf("failed to write the conformance manifest: %w", err)
 	}
-	return os.Rename(part, path)
+	return nil
 }

@@ -147,21 +147,27 @@ func (m *Manifest) Check() error {
 // Write writes the manifest to path whole or not at all (a file beside it,
 // then renamed), indented, one field per line.
 func (m *Manifest) Write(path string) error {
-	data, err := json.MarshalIndent(m, "", "  ")
+	if err := writeJSON(path, m); err != nil {
+		return fmt.Errorf("failed to write the manifest: %w", err)
+	}
+	return nil
+}
+
+// writeJSON writes v to path, indented, whole or not at all (a file beside
+// it, then renamed).
+func writeJSON(path string, v interface{}) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("failed to write the manifest: %w", err)
+		return err
 	}
 	part := path + ".part"
 	if err := os.WriteFile(part, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("failed to write the manifest: %w", err)
+		return err
 	}
-	if err := os.Rename(part, path); err != nil {
-		return fmt.Errorf("failed to write the manifest: %w", err)
-	}
-	return nil
+	return os.Rename(part, path)
 }
 
 // Field is the value of the field whose JSON name is name.
