@@ -42,8 +42,8 @@
 #   PREV_E2E_TEST, E2E_TEST  the e2e binaries of FROM_VERSION and
 #                     TO_VERSION: Kubernetes' e2e.test, or the lab's
 #                     conformance.test (its [sig-api-machinery] tests)
-#   TEST_IMAGES_ARCHIVES  archives loaded on every node before each e2e
-#                     run, space separated (default: the lab's stand-ins;
+#   TEST_IMAGES_ARCHIVES  archives loaded on every node once the cluster
+#                     is created, space separated (default: the lab's stand-ins;
 #                     set it empty when the nodes can pull)
 #   FOCUS, SKIP       the e2e runs' ginkgo focus and skip (default the
 #                     [sig-api-machinery] conformance tests, without the
@@ -130,10 +130,7 @@ upgrade() {
 # e2e STEP BINARY: the e2e binary's tests against the cluster, its JUnit
 # junit_STEP-01.xml and log STEP-e2e.log
 e2e() {
-  local step="$1" bin="$2" archive ginkgo=()
-  for archive in ${TEST_IMAGES_ARCHIVES:-}; do
-    "${KIND}" load image-archive "${archive}" --name "${CLUSTER_NAME}"
-  done
+  local step="$1" bin="$2" ginkgo=()
   # shellcheck disable=SC2206
   ginkgo=(${GINKGO_ARGS:-})
   log "${step}: ${bin} --ginkgo.focus='${FOCUS}' --ginkgo.skip='${SKIP}'"
@@ -165,6 +162,11 @@ main() {
   cluster_config >"${ARTIFACTS}/kind-config.yaml"
   "${KIND}" create cluster --name "${CLUSTER_NAME}" --image "${NODE_IMAGE}" --config "${ARTIFACTS}/kind-config.yaml" \
     --kubeconfig "${ARTIFACTS}/kubeconfig" --wait 5m
+  # the images of both versions' tests, which the upgrades keep
+  local archive
+  for archive in ${TEST_IMAGES_ARCHIVES:-}; do
+    "${KIND}" load image-archive "${archive}" --name "${CLUSTER_NAME}"
+  done
 
   local behind=(--skip-phases "kubelets,control-plane/kube-proxy")
   # the job's kind-upgrade.sh (run twice there), in one command

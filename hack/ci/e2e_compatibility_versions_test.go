@@ -71,8 +71,8 @@ func TestCompatibilityVersionsRunsTheJobsSteps(t *testing.T) {
 	}
 	steps := []string{
 		`kind create cluster --name kind-upgrade-compat-ci --image kindest/node:v1.36.3 --config \S+/kind-config.yaml`,
-		`kind alpha upgrade --name kind-upgrade-compat-ci --image-dir /v1.37.2 --output json --emulated-version 1.36 --emulation-forward-compatible --skip-phases kubelets,control-plane/kube-proxy\n`,
 		`kind load image-archive /images.tar --name kind-upgrade-compat-ci`,
+		`kind alpha upgrade --name kind-upgrade-compat-ci --image-dir /v1.37.2 --output json --emulated-version 1.36 --emulation-forward-compatible --skip-phases kubelets,control-plane/kube-proxy\n`,
 		`e2e.test --kubeconfig \S+ --provider skeleton --report-dir \S+ --report-prefix step1- --ginkgo.focus \\\[sig-api-machinery\\\]\.\*\\\[Conformance\\\] --ginkgo.skip \\\[sig-api-machinery\\\] Aggregator`,
 		`kind alpha upgrade --name kind-upgrade-compat-ci --image-dir /v1.37.2 --output json --emulated-version none --skip-phases kubelets,control-plane/kube-proxy\n`,
 		`e2e.test .*--report-prefix step2-`,
