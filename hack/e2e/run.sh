@@ -24,7 +24,9 @@
 #   pinned        TestIntegrationUpgradePinnedImages (make e2e-pinned)
 #   faults        TestIntegrationUpgradeFaults (make e2e-faults)
 #   faults-short  TestIntegrationUpgradeFaultsShort (make e2e-faults-short)
-#   compat        TestIntegrationUpgradeCompatibility (make e2e-compat)
+#   compat        TestIntegrationUpgradeCompatibility (make e2e-compat),
+#                 with both versions' own [sig-api-machinery] conformance
+#                 tests at its steps unless E2E_CONFORMANCE=0
 #   chain         TestIntegrationUpgradeChain (make e2e-chain): a chain of
 #                 targets in one command; E2E_CHAIN="v1.34.4 v1.35.4 v1.36.3
 #                 v1.37.2"
@@ -91,8 +93,18 @@ if [[ "${SUITE}" == chain || "${SUITE}" == chain-compat ]]; then
   E2E_FROM="${CHAIN[${#CHAIN[@]} - 2]}" E2E_TO="${CHAIN[${#CHAIN[@]} - 1]}"
   EXTRA_ARGS=(-chain-manifests "$(IFS=,; echo "${earlier[*]}")")
 fi
+TIMEOUT=60m
+if [[ "${SUITE}" == compat ]]; then
+  # the suite also runs both versions' own [sig-api-machinery]
+  # conformance tests (set E2E_CONFORMANCE=0 to leave them out)
+  export E2E_CONFORMANCE="${E2E_CONFORMANCE:-1}"
+fi
 load_artifacts_env
 echo "artifacts' manifest: ${MANIFEST}"
+if [[ "${SUITE}" == compat && "${E2E_CONFORMANCE}" == 1 ]]; then
+  EXTRA_ARGS=(-conformance "${MANIFEST%.json}-conformance.json")
+  TIMEOUT=150m
+fi
 
 if [[ "${SUITE}" == bench ]]; then
   rc=0
@@ -112,7 +124,7 @@ GOTESTSUM="${REPO_ROOT}/bin/gotestsum"
 go -C hack/tools build -o "${GOTESTSUM}" gotest.tools/gotestsum
 rc=0
 "${GOTESTSUM}" --format standard-verbose --junitfile "${DIR}/junit_${SUITE}.xml" --jsonfile "${DIR}/test2json.json" -- \
-  -tags e2e -count=1 -timeout 60m -run "^${TEST}\$" ./test/e2e/ \
+  -tags e2e -count=1 -timeout "${TIMEOUT}" -run "^${TEST}\$" ./test/e2e/ \
   -args -manifest "${MANIFEST}" -kind "${REPO_ROOT}/bin/kind" -artifacts "${ARTIFACTS}" "${EXTRA_ARGS[@]}" "$@" 2>&1 |
   tee "${DIR}/e2e.log" || rc=$?
 if [[ -f "${DIR}/${REPORT}" ]]; then

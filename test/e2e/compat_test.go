@@ -81,6 +81,10 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 	if kindtest.MinorOf(to) != kindtest.MinorOf(from)+1 {
 		t.Skipf("the compatibility suite needs an upgrade to the next minor version, not %s", m.Pair())
 	}
+	conformance := conformanceSuites(t)
+	if conformance != nil && (conformance.From.Version != from || conformance.To.Version != to) {
+		t.Fatalf("the conformance suites are %s's and %s's, not %s's and %s's", conformance.From.Version, conformance.To.Version, from, to)
+	}
 	h := newHarness(t, m, "kind-upgrade-compat", 3, "compat")
 	imageDir := m.ImageDir
 	emulated := fmt.Sprintf("1.%d", kindtest.MinorOf(from))
@@ -119,6 +123,11 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 	})
 	h.Check("the kube-proxy DaemonSet is still at "+from, func() error { return kubeProxyAt(from) })
 	h.Check("every kubelet and /kind/version are still at "+from, func() error { return h.AllAt(from) })
+	if conformance != nil {
+		// the job's first test run: the source's tests against the
+		// target's binaries emulating it
+		h.conformanceStep(conformance.From, "emulating-", &runs)
+	}
 
 	// step 3: the emulation removed, the first run killed inside kubeadm
 	remove := append([]string{"--emulated-version", "none"}, leaveBehind...)
@@ -178,6 +187,11 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 		}
 		return nil
 	})
+
+	if conformance != nil {
+		// the job's second: the target's tests, the emulation removed
+		h.conformanceStep(conformance.To, "target-", &runs)
+	}
 
 	// step 4: the kubelets and kube-proxy
 	h.Must("kind alpha upgrade to "+to+" without --skip-phases finishes the upgrade", func() error {
@@ -411,7 +425,8 @@ func describeAPI(a probe.Availability, r compatRun) string {
 		return a.String() + ", no outage"
 	}
 	where := fmt.Sprintf("%+.1fs into the run", l.Start.Sub(r.start).Seconds())
-	if events, err := timeline.Parse(r.events); err == nil {
+	// a test run has no events: no steps to place it in
+	if events, err := timeline.Parse(r.events); err == nil && r.events != "" {
 		if spans, err := timeline.SpansOf(events); err == nil {
 			where = timeline.Locate(spans, l.Start)
 		}
