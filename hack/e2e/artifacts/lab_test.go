@@ -184,7 +184,7 @@ func TestEachRecipeIsItsOwnInput(t *testing.T) {
 // the process's environment; what a recipe needs is in its spec. (Checked
 // to fail on a recipe that calls os.Getenv.)
 func TestRecipesReadNoEnvironment(t *testing.T) {
-	dir := filepath.Join("recipes")
+	dir := "recipes"
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return err
@@ -241,15 +241,6 @@ func writeFile(t *testing.T, p, s string) {
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // TestKeysDoNotDependOnTheCallersGoEnvironment: make exports other Go

@@ -144,7 +144,7 @@ func hostPaths(v reflect.Value) []host.Path {
 		if v.Type() == hostPathType && v.String() != "" {
 			return []host.Path{host.Path(v.String())}
 		}
-	case reflect.Ptr, reflect.Interface:
+	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
 			return hostPaths(v.Elem())
 		}

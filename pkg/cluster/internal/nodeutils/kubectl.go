@@ -104,9 +104,9 @@ func ParseKubectlAll(out []byte, requests int) ([]KubectlAnswer, error) {
 
 // tail is the end of out, bounded, for an error.
 func tail(out []byte) []byte {
-	const max = 200
-	if len(out) > max {
-		return out[len(out)-max:]
+	const most = 200
+	if len(out) > most {
+		return out[len(out)-most:]
 	}
 	return out
 }

@@ -197,7 +197,7 @@ func TestChainRefusedBeforeAnyChange(t *testing.T) {
 			name:    "the third target lacks an image",
 			targets: []string{"v1.34.4", "v1.35.4", "v1.36.3"},
 			setup: func(t *testing.T, e *chainEnv) {
-				if err := os.Remove(filepath.Join(e.dirs[2], "kubernetes/server/bin/kube-apiserver.tar")); err != nil {
+				if err := os.Remove(filepath.Join(e.dirs[2], "kubernetes", "server", "bin", "kube-apiserver.tar")); err != nil {
 					t.Fatal(err)
 				}
 			},

@@ -297,8 +297,8 @@ func Check(desired Args, target *semver.Version, origin func(name string) string
 		if ev == nil {
 			continue
 		}
-		lowest, highest, any := Range(target)
-		if !any {
+		lowest, highest, ok := Range(target)
+		if !ok {
 			return errors.Errorf("%s: %s v%s emulates no other version (compatibility versions begin with 1.31): upgrade to v1.31 or later first", origin(EmulatedVersion), comp.Name, target)
 		}
 		if ev.LessThan(lowest) || ev.GreaterThan(highest) {

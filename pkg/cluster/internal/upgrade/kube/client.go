@@ -242,7 +242,8 @@ func (c Client) Node(ctx context.Context, name string) (Node, error) {
 // ControlPlanePods lists kubeadm's static control-plane pods.
 func (c Client) ControlPlanePods(ctx context.Context) ([]Pod, error) {
 	var pods []Pod
-	return pods, c.read(ctx, ReadControlPlanePods(&pods))
+	err := c.read(ctx, ReadControlPlanePods(&pods))
+	return pods, err
 }
 
 // ReadControlPlanePods reads what ControlPlanePods returns into pods.
@@ -260,7 +261,8 @@ func ReadControlPlanePods(pods *[]Pod) Read {
 // showing the previous kubelet's status until then).
 func (c Client) KubeletPods(ctx context.Context, node string) ([]Pod, error) {
 	var pods []Pod
-	return pods, c.read(ctx, ReadKubeletPods(node, &pods))
+	err := c.read(ctx, ReadKubeletPods(node, &pods))
+	return pods, err
 }
 
 // ReadKubeletPods reads what KubeletPods returns into pods.
@@ -290,7 +292,8 @@ func (c Client) Pods(ctx context.Context) ([]Pod, error) {
 // Workloads lists the DaemonSets and Deployments of namespace.
 func (c Client) Workloads(ctx context.Context, namespace string) ([]Workload, error) {
 	var list []Workload
-	return list, c.read(ctx, ReadWorkloads(namespace, &list))
+	err := c.read(ctx, ReadWorkloads(namespace, &list))
+	return list, err
 }
 
 // ReadWorkloads reads what Workloads returns into list.
