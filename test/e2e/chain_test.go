@@ -280,21 +280,30 @@ func (h *harness) chainConfig(config string, c chain) string {
 }
 
 // podsRunningOn returns the pods on node, each with its phase, and an
-// error unless there is one and each is Running or Succeeded.
+// error unless there is one and each is Running or Succeeded within 2
+// minutes.
 func (h *harness) podsRunningOn(node string) (string, error) {
-	out, err := h.Kubectl("get", "pods", "--all-namespaces", "--field-selector", "spec.nodeName="+node, "-o", `jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.status.phase}{"\n"}{end}`)
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(out) == "" {
-		return "", fmt.Errorf("no pod runs on %s", node)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if !strings.HasSuffix(line, " Running") && !strings.HasSuffix(line, " Succeeded") {
-			return out, fmt.Errorf("on %s: %s", node, line)
+	var out string
+	// within 2 minutes: a pod just created there (the storage
+	// provisioner's helper that deletes a volume the tests released) is
+	// Pending for a moment; one the kubelet cannot start stays so
+	err := kindtest.Eventually(2*time.Minute, func() error {
+		var err error
+		out, err = h.Kubectl("get", "pods", "--all-namespaces", "--field-selector", "spec.nodeName="+node, "-o", `jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {.status.phase}{"\n"}{end}`)
+		if err != nil {
+			return err
 		}
-	}
-	return out, nil
+		if strings.TrimSpace(out) == "" {
+			return fmt.Errorf("no pod runs on %s", node)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.HasSuffix(line, " Running") && !strings.HasSuffix(line, " Succeeded") {
+				return fmt.Errorf("on %s: %s", node, line)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // writeChainReport writes, for each run, each target's time (from its
