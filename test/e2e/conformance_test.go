@@ -117,12 +117,8 @@ func (h *harness) loadConformanceImages(s manifest.ConformanceSuite) error {
 // the cluster, serially, their reports under the artifacts with prefix:
 // junit_<prefix>01.xml and <prefix>conformance.log.
 func (h *harness) runConformance(s manifest.ConformanceSuite, prefix string) (conformanceResult, error) {
-	kubeconfig := filepath.Join(h.Artifacts, "kubeconfig")
-	out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
+	kubeconfig, err := h.writeKubeconfig()
 	if err != nil {
-		return conformanceResult{}, err
-	}
-	if err := os.WriteFile(kubeconfig, []byte(out), 0o600); err != nil {
 		return conformanceResult{}, err
 	}
 	// the suite's output as it comes, to follow a run that takes half an

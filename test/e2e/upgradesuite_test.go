@@ -41,6 +41,17 @@ func (h *harness) loadTestImages() error {
 	return nil
 }
 
+// writeKubeconfig writes the cluster's kubeconfig for the host to the
+// artifacts folder, for the test binaries, and returns its path.
+func (h *harness) writeKubeconfig() (string, error) {
+	kubeconfig := filepath.Join(h.Artifacts, "kubeconfig")
+	out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
+	if err != nil {
+		return "", err
+	}
+	return kubeconfig, os.WriteFile(kubeconfig, []byte(out), 0o600)
+}
+
 // suiteRun is one run of Kubernetes' upgrade tests across kind alpha
 // upgrade (test/upgrades, the manifest's upgradesSuite).
 type suiteRun struct {
@@ -58,12 +69,8 @@ type suiteRun struct {
 // reports under the artifacts with prefix.
 func (h *harness) runUpgradeSuite(typ, prefix string, upgradeArgs ...string) (suiteRun, error) {
 	var run suiteRun
-	kubeconfig := filepath.Join(h.Artifacts, "kubeconfig")
-	out, err := h.RunStdout(h.Kind, "get", "kubeconfig", "--name", h.Name)
+	kubeconfig, err := h.writeKubeconfig()
 	if err != nil {
-		return run, err
-	}
-	if err := os.WriteFile(kubeconfig, []byte(out), 0o600); err != nil {
 		return run, err
 	}
 	args := append([]string{

@@ -444,9 +444,13 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 	if _, err := l.ensure(ctx, suite); err != nil {
 		return nil, "", err
 	}
-	testImages := recipeEntry(l, "images", "test-images-"+l.to, "images",
-		images.TestImagesSpec{Base: proxyBase.path, Suite: l.entryIn(suite).hp(), Busybox: busybox.hp(), Prefix: l.prefix},
-		map[string]in{"base": proxyBase, "suite": l.entryIn(suite), "busybox": busybox}, images.TestImages)
+	// the images a test binary's tests run, from its entry's list
+	testImagesOf := func(name string, bin *graph.Entry) *graph.Entry {
+		return recipeEntry(l, "images", name, "images",
+			images.TestImagesSpec{Base: proxyBase.path, Suite: l.entryIn(bin).hp(), Busybox: busybox.hp(), Prefix: l.prefix},
+			map[string]in{"base": proxyBase, "suite": l.entryIn(bin), "busybox": busybox}, images.TestImages)
+	}
+	testImages := testImagesOf("test-images-"+l.to, suite)
 	if _, err := l.ensure(ctx, testImages); err != nil {
 		return nil, "", err
 	}
@@ -459,9 +463,7 @@ func (l *lab) build(ctx context.Context) (*manifest.Manifest, string, error) {
 			if _, err := l.ensure(ctx, bin); err != nil {
 				return manifest.ConformanceSuite{}, err
 			}
-			imgs := recipeEntry(l, "images", "conformance-images-"+v, "images",
-				images.TestImagesSpec{Base: proxyBase.path, Suite: l.entryIn(bin).hp(), Busybox: busybox.hp(), Prefix: l.prefix},
-				map[string]in{"base": proxyBase, "suite": l.entryIn(bin), "busybox": busybox}, images.TestImages)
+			imgs := testImagesOf("conformance-images-"+v, bin)
 			if _, err := l.ensure(ctx, imgs); err != nil {
 				return manifest.ConformanceSuite{}, err
 			}
