@@ -634,11 +634,39 @@ func (h *Cluster) CreateCluster(from, config string) time.Duration {
 		if len(h.CreateEnv) > 0 {
 			args = append(append([]string{"env"}, h.CreateEnv...), args...)
 		}
-		_, err = h.Run([]byte(config), args[0], args[1:]...)
+		err = retryPortRace(createAttempts, h.t.Logf, func() error {
+			start = time.Now()
+			_, err := h.Run([]byte(config), args[0], args[1:]...)
+			return err
+		})
 		took = time.Since(start)
 		return err
 	})
 	return took
+}
+
+// createAttempts bounds how often CreateCluster runs kind create cluster
+// when it loses kind's host port race.
+const createAttempts = 3
+
+// retryPortRace runs create up to attempts times while it fails with
+// Docker's "port is already allocated". kind picks each control-plane
+// node's host port for the API server by opening and closing a listener
+// while it plans the nodes concurrently, so two nodes of a cluster with
+// several control planes can be given the same port; kind then removes the
+// nodes it made, and creating the cluster again picks new ports. Any other
+// error is returned at once.
+func retryPortRace(attempts int, logf func(format string, args ...any), create func() error) error {
+	var err error
+	for i := 1; i <= attempts; i++ {
+		if err = create(); err == nil || !strings.Contains(err.Error(), "port is already allocated") {
+			return err
+		}
+		if i < attempts {
+			logf("kind create cluster, attempt %d of %d: two nodes were given the same host port (kind picks them concurrently); creating the cluster again", i, attempts)
+		}
+	}
+	return err
 }
 
 // TimedLine is a line of a command's output and when it arrived.

@@ -17,6 +17,7 @@ limitations under the License.
 package kindtest
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,35 @@ func TestLineClock(t *testing.T) {
 	}
 	if c.String() != "[upgrade] one\n[upgrade] two\nthree\nfour" {
 		t.Errorf("String() = %q", c.String())
+	}
+}
+
+func TestRetryPortRace(t *testing.T) {
+	t.Parallel()
+	race := errors.New("docker run ... failed: Bind for 127.0.0.1:40619 failed: port is already allocated")
+	other := errors.New("docker run ... failed: no space left on device")
+	for _, tc := range []struct {
+		name    string
+		results []error
+		calls   int
+		want    error
+		logged  int
+	}{
+		{name: "first try", results: []error{nil}, calls: 1},
+		{name: "lost the race once", results: []error{race, nil}, calls: 2, logged: 1},
+		{name: "lost it every time", results: []error{race, race, race}, calls: 3, want: race, logged: 2},
+		{name: "another error is not retried", results: []error{other, nil}, calls: 1, want: other},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			calls, logged := 0, 0
+			err := retryPortRace(3, func(string, ...any) { logged++ }, func() error {
+				calls++
+				return tc.results[calls-1]
+			})
+			if err != tc.want || calls != tc.calls || logged != tc.logged {
+				t.Errorf("err %v after %d calls, %d logged; want %v, %d, %d", err, calls, logged, tc.want, tc.calls, tc.logged)
+			}
+		})
 	}
 }
