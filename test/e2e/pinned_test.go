@@ -97,7 +97,7 @@ func TestIntegrationUpgradePinnedImages(t *testing.T) {
 	var master, node suiteRun
 	h.Must("Kubernetes' upgrade tests across kind alpha upgrade to "+to+" from the release tarball alone, pinned etcd and CoreDNS, nodes pulling what it lacks; control plane only (a master upgrade)", func() error {
 		var err error
-		master, err = h.runUpgradeSuite("master", "pinned-master-", "--image-dir", m.TargetRelease, "-v", "1")
+		master, err = h.runUpgradeSuite(suiteSpec{typ: "master", prefix: "pinned-master-"}, "--image-dir", m.TargetRelease, "-v", "1")
 		return err
 	})
 	h.Check("every node pulled kubeadm's "+pause+" through the registry stand-in (the control-plane node in preflight, the workers in load-artifacts)", func() error {
@@ -108,7 +108,7 @@ func TestIntegrationUpgradePinnedImages(t *testing.T) {
 	})
 	h.Must("Kubernetes' upgrade tests across kind alpha upgrade to "+to+" from "+m.TargetNodeImage+" alone, the kubelets (a node upgrade)", func() error {
 		var err error
-		node, err = h.runUpgradeSuite("node", "pinned-node-", "--image", m.TargetNodeImage, "-v", "1")
+		node, err = h.runUpgradeSuite(suiteSpec{typ: "node", prefix: "pinned-node-"}, "--image", m.TargetNodeImage, "-v", "1")
 		return err
 	})
 	cpEvents, kubeletEvents := master.Events, node.Events

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 )
@@ -64,19 +65,32 @@ type suiteRun struct {
 	Figures []string
 }
 
-// runUpgradeSuite runs the suite binary for an upgrade of type typ
-// (master, node or cluster) with kind alpha upgrade's upgradeArgs, its
-// reports under the artifacts with prefix.
-func (h *harness) runUpgradeSuite(typ, prefix string, upgradeArgs ...string) (suiteRun, error) {
+// suiteSpec says how the suite binary runs: the upgrade's type (master,
+// node or cluster), the prefix of its reports under the artifacts and the
+// longest API outage allowed (zero: the suite's own bound, from the
+// number of control-plane nodes).
+type suiteSpec struct {
+	typ, prefix    string
+	apiOutageBound time.Duration
+}
+
+// runUpgradeSuite runs the suite binary as spec says with kind alpha
+// upgrade's upgradeArgs.
+func (h *harness) runUpgradeSuite(spec suiteSpec, upgradeArgs ...string) (suiteRun, error) {
 	var run suiteRun
+	typ, prefix := spec.typ, spec.prefix
 	kubeconfig, err := h.writeKubeconfig()
 	if err != nil {
 		return run, err
 	}
-	args := append([]string{
+	args := []string{
 		"--kubeconfig", kubeconfig, "--report-dir", h.Artifacts, "--report-prefix", prefix,
-		"--kind-cluster", h.Name, "--kind-binary", h.Kind, "--upgrade-type", typ, "--ginkgo.no-color", "--",
-	}, upgradeArgs...)
+		"--kind-cluster", h.Name, "--kind-binary", h.Kind, "--upgrade-type", typ, "--ginkgo.no-color",
+	}
+	if spec.apiOutageBound > 0 {
+		args = append(args, "--api-outage-bound", spec.apiOutageBound.String())
+	}
+	args = append(append(args, "--"), upgradeArgs...)
 	log, runErr := h.Run(nil, h.Manifest.UpgradesSuite, args...)
 	kindtest.WriteFile(h.t, h.Artifacts, prefix+"suite.log", log)
 	events, err := os.ReadFile(filepath.Join(h.Artifacts, "kind-upgrade-"+prefix+"events.jsonl"))
