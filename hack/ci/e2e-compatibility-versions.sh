@@ -160,7 +160,7 @@ main() {
   log "creating cluster ${CLUSTER_NAME} at ${NODE_IMAGE}, the control plane emulating ${EMULATED_VERSION}"
   "${KIND}" delete cluster --name "${CLUSTER_NAME}" >/dev/null 2>&1 || true
   cluster_config >"${ARTIFACTS}/kind-config.yaml"
-  "${KIND}" create cluster --name "${CLUSTER_NAME}" --image "${NODE_IMAGE}" --config "${ARTIFACTS}/kind-config.yaml" \
+  create_cluster --name "${CLUSTER_NAME}" --image "${NODE_IMAGE}" --config "${ARTIFACTS}/kind-config.yaml" \
     --kubeconfig "${ARTIFACTS}/kubeconfig" --wait 5m
   # the images of both versions' tests, which the upgrades keep
   local archive

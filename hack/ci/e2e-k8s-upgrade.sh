@@ -145,7 +145,7 @@ main() {
   log "creating cluster ${CLUSTER_NAME} (${TOPOLOGY}) from ${NODE_IMAGE}"
   "${KIND}" delete cluster --name "${CLUSTER_NAME}" >/dev/null 2>&1 || true
   cluster_config >"${ARTIFACTS}/kind-config.yaml"
-  "${KIND}" create cluster --name "${CLUSTER_NAME}" --image "${NODE_IMAGE}" --config "${ARTIFACTS}/kind-config.yaml" \
+  create_cluster --name "${CLUSTER_NAME}" --image "${NODE_IMAGE}" --config "${ARTIFACTS}/kind-config.yaml" \
     --kubeconfig "${ARTIFACTS}/kubeconfig" --wait 5m
   local archive
   for archive in "${TEST_IMAGES_ARCHIVE:-}" "${CANARY_ARCHIVE:-}"; do

@@ -18,10 +18,12 @@ package ci
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -34,10 +36,20 @@ var inputs = []string{"FROM_VERSION", "TO_VERSION", "E2E_FROM", "E2E_TO", "NODE_
 	"EMULATED_VERSION", "PREV_E2E_TEST", "E2E_TEST", "TEST_IMAGES_ARCHIVES", "FOCUS", "SKIP", "FINISH", "E2E_CONFORMANCE"}
 
 // fake records its name and arguments in $CALLS and succeeds; as docker,
-// it answers `docker info` with cgroup version $FAKE_CGROUP (default 2).
+// it answers `docker info` with cgroup version $FAKE_CGROUP (default 2);
+// as kind, its first $FAKE_PORT_RACES `create cluster` runs fail the way
+// kind does when Docker refuses a node's port (with $FAKE_CREATE_ERROR's
+// message instead when it is set).
 const fake = `#!/usr/bin/env bash
 echo "$(basename "$0") $*" >>"${CALLS}"
 [[ "$(basename "$0")" != docker || "$1" != info ]] || echo "${FAKE_CGROUP:-2}"
+if [[ "$(basename "$0")" == kind && "$1 $2" == "create cluster" ]]; then
+  races="$(grep -c "^kind create cluster" "${CALLS}")"
+  if ((races <= ${FAKE_PORT_RACES:-0})); then
+    echo "${FAKE_CREATE_ERROR:-docker: Error response from daemon: driver failed programming external connectivity on endpoint x: Bind for 127.0.0.1:40619 failed: port is already allocated}" >&2
+    exit 1
+  fi
+fi
 `
 
 // runScript runs e2e-k8s-upgrade.sh with env on top of a clean
@@ -148,6 +160,40 @@ func TestPartialInputsAreRefused(t *testing.T) {
 			}
 			if ran != "" {
 				t.Errorf("it ran commands before refusing:\n%s", ran)
+			}
+		})
+	}
+}
+
+// TestCreateClusterRetriesThePortRace: a cluster whose creation lost
+// kind's host port race is created again, up to three times in all; any
+// other failure of kind create cluster is not retried.
+func TestCreateClusterRetriesThePortRace(t *testing.T) {
+	t.Parallel()
+	all := map[string]string{"NODE_IMAGE": "kindest/node:v1.36.3", "TARGET_NODE_IMAGE": "kindest/node:v1.37.2", "UPGRADES_TEST": "SUITE"}
+	for _, tc := range []struct {
+		races, wantCode, wantCreates int
+		other                        string
+	}{
+		{races: 1, wantCode: 0, wantCreates: 2},
+		{races: 3, wantCode: 1, wantCreates: 3},
+		{races: 1, wantCode: 1, wantCreates: 1, other: "ERROR: failed to create cluster: no space left on device"},
+	} {
+		t.Run(fmt.Sprintf("%d races %s", tc.races, tc.other), func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"FAKE_PORT_RACES": strconv.Itoa(tc.races)}
+			if tc.other != "" {
+				env["FAKE_CREATE_ERROR"] = tc.other
+			}
+			for k, v := range all {
+				env[k] = v
+			}
+			code, out, ran := runScript(t, env)
+			if code != tc.wantCode || strings.Count(ran, "kind create cluster") != tc.wantCreates {
+				t.Fatalf("exit code %d after %d kind create cluster; want %d after %d:\n%s", code, strings.Count(ran, "kind create cluster"), tc.wantCode, tc.wantCreates, out)
+			}
+			if retried := strings.Count(out, "creating the cluster again"); retried != tc.wantCreates-1 {
+				t.Errorf("said %d retries, want %d:\n%s", retried, tc.wantCreates-1, out)
 			}
 		})
 	}

@@ -48,3 +48,22 @@ cgroup_v1_patch() {
     printf -- '- |\n  kind: KubeletConfiguration\n  failCgroupV1: false\n'
   fi
 }
+
+# create_cluster ARGS...: kind create cluster ARGS, its output shown as it
+# comes; run again, three times in all, while Docker refuses a node's
+# host port as "already allocated": kind picks the API server's port of
+# each control-plane node concurrently, so two nodes of a cluster with
+# several control planes can get the same one (kind then removes the
+# nodes it made)
+create_cluster() {
+  local attempt rc out="${ARTIFACTS}/kind-create-cluster.log"
+  for attempt in 1 2 3; do
+    rc=0
+    "${KIND}" create cluster "$@" 2>&1 | tee "${out}" >&2 || rc=$?
+    if ((rc == 0)) || ! grep -q "port is already allocated" "${out}"; then
+      return "${rc}"
+    fi
+    ((attempt == 3)) || log "kind create cluster, attempt ${attempt} of 3: two nodes were given the same host port (kind picks them concurrently); creating the cluster again"
+  done
+  return "${rc}"
+}
