@@ -313,6 +313,9 @@ func (h *bench) toolUpgrade(run benchRun, source []string, to string, extra ...s
 	if run.Overhead, err = timeline.OverheadSteps(events); err != nil {
 		return run, err
 	}
+	if run.Apply, err = applySeconds(events); err != nil {
+		return run, err
+	}
 	if to == "" {
 		return run, nil
 	}
@@ -333,6 +336,11 @@ func (h *bench) handUpgrade(run benchRun, script, imageDir, to string) (benchRun
 	}
 	if run.KubeadmApply, err = kubeadmApplyParts(lines); err != nil {
 		return run, err
+	}
+	for _, p := range run.KubeadmApply {
+		if p.Name == kubeadmTotal {
+			run.Apply = p.Seconds
+		}
 	}
 	return run, h.kubeletsAt(to)
 }

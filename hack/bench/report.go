@@ -173,6 +173,7 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s.name(), p, ours, theirs)
 			}
 			fmt.Fprintf(&b, "| %s | **total** | **%s** | **%s** |\n", s.name(), statsOf(s.totals(methodTool)), statsOf(s.totals(methodHand)))
+			fmt.Fprintf(&b, "| %s | total minus `kubeadm upgrade apply` | %s | %s |\n", s.name(), statsOf(s.outsideApply(methodTool)), statsOf(s.outsideApply(methodHand)))
 		}
 		b.WriteString("\n| cluster | ratio of the medians (ours ÷ hand-typed) |\n|---|---|\n")
 		for _, s := range upgrades {
@@ -259,6 +260,38 @@ type benchRun struct {
 	// KubeadmApply is the hand-typed run's `kubeadm upgrade apply` in
 	// parts, from its output's lines timed as they arrived.
 	KubeadmApply []part `json:"kubeadmApply,omitempty"`
+	// Apply is how long `kubeadm upgrade apply` took (ours: its step's
+	// events; hand-typed: its output's first line to SUCCESS), which both
+	// methods wait for alike; zero when the run had none.
+	Apply float64 `json:"kubeadmApplySeconds,omitempty"`
+}
+
+// applySeconds is how long the kubeadm upgrade apply step took in an
+// upgrade's events; zero when it did not run.
+func applySeconds(events []timeline.Event) (float64, error) {
+	spans, err := timeline.SpansOf(events)
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, s := range timeline.Find(spans, func(s timeline.Span) bool {
+		return s.Kind == "step" && s.StepID == timeline.StepID("control-plane/kubeadm-upgrade-apply")
+	}) {
+		total += s.End.Sub(s.Start).Seconds()
+	}
+	return total, nil
+}
+
+// outsideApply are method's runs' totals minus their `kubeadm upgrade
+// apply`: the time a method spends around the command both run.
+func (s benchSize) outsideApply(method string) []float64 {
+	var v []float64
+	for _, r := range s.Runs {
+		if r.Method == method && r.Failed == "" && r.Apply > 0 {
+			v = append(v, r.Total-r.Apply)
+		}
+	}
+	return v
 }
 
 // benchSize is the runs of one cluster size, both methods.

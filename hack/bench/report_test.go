@@ -61,15 +61,15 @@ func TestStatsOf(t *testing.T) {
 func TestBenchReport(t *testing.T) {
 	t.Parallel()
 	upgrades := []benchSize{{Workers: 1, Runs: []benchRun{
-		{Method: methodTool, Round: 1, Total: 200, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{timeline.KubernetesWork: 170, timeline.LoadingWork: 20, timeline.OverheadWork: 10, timeline.SettleMargin: 5},
+		{Method: methodTool, Round: 1, Total: 200, Apply: 140, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{timeline.KubernetesWork: 170, timeline.LoadingWork: 20, timeline.OverheadWork: 10, timeline.SettleMargin: 5},
 			Overhead: map[string]float64{"preflight: checking nodes": 1, "kubelets: uncordoning": 4}},
-		{Method: methodHand, Round: 1, Total: 250, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160},
+		{Method: methodHand, Round: 1, Total: 250, Apply: 150, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160},
 			KubeadmApply: []part{{kubeadmBefore, 5}, {"etcd", 70}, {kubeadmAfter, 4}, {kubeadmTotal, 150}}},
-		{Method: methodTool, Round: 2, Total: 220, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{timeline.KubernetesWork: 180, timeline.LoadingWork: 20, timeline.OverheadWork: 20, timeline.SettleMargin: 5},
+		{Method: methodTool, Round: 2, Total: 220, Apply: 150, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{timeline.KubernetesWork: 180, timeline.LoadingWork: 20, timeline.OverheadWork: 20, timeline.SettleMargin: 5},
 			Overhead: map[string]float64{"preflight: checking nodes": 3}},
-		{Method: methodHand, Round: 2, Total: 230, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150},
+		{Method: methodHand, Round: 2, Total: 230, Apply: 140, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150},
 			KubeadmApply: []part{{kubeadmBefore, 6}, {"etcd", 40}, {"kube-apiserver", 50}, {kubeadmAfter, 5}, {kubeadmTotal, 140}}},
-		{Method: methodHand, Round: 3, Total: 10, Phases: map[string]float64{"load-artifacts": 9}, Failed: "hand-upgrade.sh: exit status 1",
+		{Method: methodHand, Round: 3, Total: 10, Apply: 1, Phases: map[string]float64{"load-artifacts": 9}, Failed: "hand-upgrade.sh: exit status 1",
 			KubeadmApply: []part{{"etcd", 1}}},
 	}}}
 	loads := []benchSize{{Workers: 3, Runs: []benchRun{
@@ -88,6 +88,9 @@ func TestBenchReport(t *testing.T) {
 		"| 1 control plane + 1 worker(s) | control-plane | 155.0 (150.0–160.0) | 155.0 (150.0–160.0) |",
 		"| 1 control plane + 1 worker(s) | load-artifacts | - | 41.0 (40.0–42.0) |",
 		"| 1 control plane + 1 worker(s) | **total** | **210.0 (200.0–220.0)** | **240.0 (230.0–250.0)** |",
+		// the time around the command both methods run, the failed run
+		// left out
+		"| 1 control plane + 1 worker(s) | total minus `kubeadm upgrade apply` | 65.0 (60.0–70.0) | 95.0 (90.0–100.0) |",
 		"| 1 control plane + 1 worker(s) | 0.88 |",
 		"| 1 control plane + 1 worker(s) | 175.0 (170.0–180.0) | 20.0 (20.0–20.0) | 15.0 (10.0–20.0) | 5.0 (5.0–5.0) | 7.1% | 4.8% |",
 		// a run without a step counts it as 0 s
@@ -208,4 +211,27 @@ func TestKubeadmApplyParts(t *testing.T) {
 
 func regexpLine(s string) *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^[0-9.]+ .*` + regexp.QuoteMeta(s) + `.*\n`)
+}
+
+// TestApplySeconds: the kubeadm upgrade apply step's time is read from an
+// upgrade's events, other steps left out; an upgrade without it has none.
+func TestApplySeconds(t *testing.T) {
+	t.Parallel()
+	step := func(at, event, id string) string {
+		return `{"schema":"v1","time":"2026-12-07T04:00:` + at + `Z","kind":"step","event":"` + event + `","phase":"control-plane","node":"kind-control-plane","stepID":"` + id + `","step":"x"}` + "\n"
+	}
+	out := step("00.0", "started", "control-plane/kubeadm-upgrade-apply") + step("42.5", "finished", "control-plane/kubeadm-upgrade-apply") +
+		step("43.0", "started", "control-plane/wait") + step("50.0", "finished", "control-plane/wait")
+	for _, tc := range []struct {
+		out  string
+		want float64
+	}{{out, 42.5}, {step("43.0", "started", "control-plane/wait") + step("50.0", "finished", "control-plane/wait"), 0}} {
+		events, err := timeline.Parse(tc.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := applySeconds(events); err != nil || got != tc.want {
+			t.Errorf("applySeconds = %v, %v; want %v", got, err, tc.want)
+		}
+	}
 }
