@@ -42,7 +42,9 @@
 #                  then moved through the Go API with a hook (needs root)
 #   make e2e-chain-compat  the same chain emulating its first version,
 #                  kubelets and kube-proxy left behind, then the emulation
-#                  raised a minor at a time and removed (needs root)
+#                  raised a minor at a time and removed, the emulated
+#                  version's [sig-api-machinery] conformance tests after
+#                  each step (E2E_CONFORMANCE=0: without them; needs root)
 #   make e2e-podman  make e2e's upgrade on a cluster kind created with podman
 #                  (KIND_EXPERIMENTAL_PROVIDER=podman; installs and sets up
 #                  podman, hack/e2e/podman-setup.sh; needs root)

@@ -35,7 +35,9 @@
 #                 last pair is E2E_FROM -> E2E_TO
 #   chain-compat  TestIntegrationUpgradeChainEmulation (make
 #                 e2e-chain-compat): the same chain emulating its first
-#                 version, the emulation then raised and removed
+#                 version, the emulation then raised and removed, with the
+#                 emulated version's [sig-api-machinery] conformance tests
+#                 (but [Slow]) after each step unless E2E_CONFORMANCE=0
 #   podman        TestIntegrationUpgradePodman (make e2e-podman): the node
 #                 images are loaded into podman's store first, and the test
 #                 runs with KIND_EXPERIMENTAL_PROVIDER=podman
@@ -81,6 +83,12 @@ esac
 mkdir -p "${DIR}"
 
 EXTRA_ARGS=()
+TIMEOUT=60m
+if [[ "${SUITE}" == compat || "${SUITE}" == chain-compat ]]; then
+  # the suite also runs [sig-api-machinery] conformance tests at its
+  # steps (set E2E_CONFORMANCE=0 to leave them out)
+  export E2E_CONFORMANCE="${E2E_CONFORMANCE:-1}"
+fi
 if [[ "${SUITE}" == chain || "${SUITE}" == chain-compat ]]; then
   # every pair of the chain but the last: their manifests go to the test
   read -r -a CHAIN <<<"${E2E_CHAIN:-v1.34.4 v1.35.4 v1.36.3 v1.37.2}"
@@ -93,16 +101,18 @@ if [[ "${SUITE}" == chain || "${SUITE}" == chain-compat ]]; then
   E2E_FROM="${CHAIN[${#CHAIN[@]} - 2]}" E2E_TO="${CHAIN[${#CHAIN[@]} - 1]}"
   EXTRA_ARGS=(-chain-manifests "$(IFS=,; echo "${earlier[*]}")")
 fi
-TIMEOUT=60m
-if [[ "${SUITE}" == compat ]]; then
-  # the suite also runs both versions' own [sig-api-machinery]
-  # conformance tests (set E2E_CONFORMANCE=0 to leave them out)
-  export E2E_CONFORMANCE="${E2E_CONFORMANCE:-1}"
-fi
 load_artifacts_env
 echo "artifacts' manifest: ${MANIFEST}"
 if [[ "${SUITE}" == compat && "${E2E_CONFORMANCE}" == 1 ]]; then
   EXTRA_ARGS=(-conformance "${MANIFEST%.json}-conformance.json")
+  TIMEOUT=150m
+fi
+if [[ "${SUITE}" == chain-compat && "${E2E_CONFORMANCE}" == 1 ]]; then
+  # each pair's conformance suites: the tests of the version the control
+  # plane emulates run after each step
+  suites=()
+  for m in "${earlier[@]}" "${MANIFEST}"; do suites+=("${m%.json}-conformance.json"); done
+  EXTRA_ARGS+=(-chain-conformance "$(IFS=,; echo "${suites[*]}")")
   TIMEOUT=150m
 fi
 

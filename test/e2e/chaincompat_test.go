@@ -35,8 +35,12 @@ import (
 // the kubelets and kube-proxy left at the first version (N-3 with the
 // default chain); then the emulation is raised one minor at a time at the
 // last version and removed, each a run of its own, checked between the
-// runs; then the node side finishes. The API server is probed from the
-// host throughout.
+// runs; then the node side finishes. With -chain-conformance, after each
+// of the control plane's steps the [sig-api-machinery] conformance tests
+// (but [Slow]) of the version the control plane emulates run against it
+// (v1.34's at 1.34 ..., the last version's once the emulation is
+// removed), as the skip-version jobs run them. The API server is probed
+// from the host throughout.
 func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 	c := loadChain(t)
 	m, from, to := c.m, c.from, c.to
@@ -45,6 +49,7 @@ func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 	leaveBehind := []string{"--skip-phases", "kubelets,control-plane/kube-proxy"}
 	lastDir := c.dirs[len(c.dirs)-1]
 
+	suites := chainConformanceSuites(t)
 	h.createEmulating(from, emulated, h.chainConfig(faultsClusterConfig, c))
 	api := h.startAPIProbe("start probing the API from the host", nil)
 	var runs []compatRun
@@ -59,8 +64,9 @@ func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 	}
 	// between the runs: what the job's tests need of the cluster, the
 	// node side where it was left, every node Ready, every kube-system
-	// pod Running
-	between := func(e emulation, nodesAt string) {
+	// pod Running; then, with tests, the conformance tests of the version
+	// the control plane emulates
+	between := func(e emulation, nodesAt string, tests bool) {
 		h.Check(fmt.Sprintf("the control plane runs %s emulating %q (manifests, mirror pods, /version)", e.version, e.emulated), func() error {
 			return h.controlPlaneEmulates(e)
 		})
@@ -84,6 +90,20 @@ func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 				return nil
 			})
 		})
+		// the tests of the version the control plane emulates, as the
+		// skip-version jobs run them between their steps
+		if !tests || len(suites) == 0 {
+			return
+		}
+		label, minor := "emulating-"+e.emulated, kindtest.MinorOf("v"+e.emulated)
+		if e.emulated == "" {
+			label, minor = e.version, kindtest.MinorOf(e.version)
+		}
+		s, ok := suites[minor]
+		if !ok {
+			t.Fatalf("-chain-conformance has no suite of v1.%d, which the control plane runs as", minor)
+		}
+		h.conformanceStep(s, "chain-compat-"+label+"-", conformanceSkipSlow, &runs)
 	}
 
 	// the chain, emulating the first version all along
@@ -91,7 +111,7 @@ func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 	h.Must("kind alpha upgrade through "+strings.Join(c.targets, ", ")+" emulating "+emulated+", kubelets and kube-proxy left at "+from, func() error {
 		return upgrade("the chain to "+to+" emulating "+emulated, emulate...)
 	})
-	between(emulation{version: to, emulated: emulated, forward: true}, from)
+	between(emulation{version: to, emulated: emulated, forward: true}, from, true)
 
 	// the emulation raised one minor at a time at the last version, then
 	// removed
@@ -101,16 +121,18 @@ func TestIntegrationUpgradeChainEmulation(t *testing.T) {
 			return upgrade("the emulation raised to "+raised, append([]string{"--image-dir", lastDir, "--emulated-version", raised}, leaveBehind...)...)
 		})
 		// forward compatibility is kept while the emulation is older
-		between(emulation{version: to, emulated: raised, forward: true}, from)
+		between(emulation{version: to, emulated: raised, forward: true}, from, true)
 	}
 	h.Must("kind alpha upgrade --emulated-version none at "+to, func() error {
 		return upgrade("the emulation removed", append([]string{"--image-dir", lastDir, "--emulated-version", "none"}, leaveBehind...)...)
 	})
-	between(emulation{version: to}, from)
+	between(emulation{version: to}, from, true)
 
 	// the node side
 	h.Must("kind alpha upgrade to "+to+" without --skip-phases finishes the upgrade", func() error {
 		return upgrade("the kubelets and kube-proxy", "--image-dir", lastDir)
 	})
-	between(emulation{version: to}, to)
+	// the last version's tests ran once the emulation was removed; the
+	// job's last step is the node side alone
+	between(emulation{version: to}, to, false)
 }

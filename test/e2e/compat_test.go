@@ -126,7 +126,7 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 	if conformance != nil {
 		// the job's first test run: the source's tests against the
 		// target's binaries emulating it
-		h.conformanceStep(conformance.From, "emulating-", &runs)
+		h.conformanceStep(conformance.From, "emulating-", conformanceSkip, &runs)
 	}
 
 	// step 3: the emulation removed, the first run killed inside kubeadm
@@ -190,7 +190,7 @@ func TestIntegrationUpgradeCompatibility(t *testing.T) {
 
 	if conformance != nil {
 		// the job's second: the target's tests, the emulation removed
-		h.conformanceStep(conformance.To, "target-", &runs)
+		h.conformanceStep(conformance.To, "target-", conformanceSkip, &runs)
 	}
 
 	// step 4: the kubelets and kube-proxy

@@ -31,18 +31,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 	"github.com/kindupgrade/kind-upgrade/internal/lab/manifest"
 )
 
 var conformanceFlag = flag.String("conformance", "", "the conformance suites' manifest (hack/e2e/build-artifacts.sh with E2E_CONFORMANCE=1 writes it beside the artifacts' manifest): TestIntegrationUpgradeCompatibility runs each version's [sig-api-machinery] conformance tests at its step")
 
+var chainConformanceFlag = flag.String("chain-conformance", "", "comma separated: the conformance suites' manifests of a chain's pairs (E2E_CONFORMANCE=1): TestIntegrationUpgradeChainEmulation runs, after each of its steps, the [sig-api-machinery] conformance tests of the version the control plane emulates")
+
 // conformanceFocus and conformanceSkip choose the tests each conformance
 // run runs: every [sig-api-machinery] conformance test, [Serial] ones too
 // (the run is serial), but the Aggregator's, whose sample API server image
-// the lab does not build.
+// the lab does not build. conformanceSkipSlow also leaves out the [Slow]
+// ones, for a suite that runs the tests at four steps: of v1.36.3's and
+// v1.37.2's [sig-api-machinery] conformance tests, only API chunking's
+// "compacted away" test is [Slow], and it waits for etcd's compaction
+// (558 s of a 1190 s run); make e2e-compat runs it at both its steps.
 const (
-	conformanceFocus = `\[sig-api-machinery\].*\[Conformance\]`
-	conformanceSkip  = `\[sig-api-machinery\] Aggregator`
+	conformanceFocus    = `\[sig-api-machinery\].*\[Conformance\]`
+	conformanceSkip     = `\[sig-api-machinery\] Aggregator`
+	conformanceSkipSlow = conformanceSkip + `|\[Slow\]`
 )
 
 // conformanceTimeout bounds a run of a conformance suite (Ginkgo's
@@ -62,6 +70,25 @@ func (t *teeBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *teeBuffer) String() string { return t.buf.String() }
+
+// chainConformanceSuites reads the -chain-conformance manifests: each
+// version's suite by its minor; empty without the flag.
+func chainConformanceSuites(t *testing.T) map[int]manifest.ConformanceSuite {
+	suites := map[int]manifest.ConformanceSuite{}
+	if *chainConformanceFlag == "" {
+		return suites
+	}
+	for _, path := range strings.Split(*chainConformanceFlag, ",") {
+		c, err := manifest.LoadConformance(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []manifest.ConformanceSuite{c.From, c.To} {
+			suites[kindtest.MinorOf(s.Version)] = s
+		}
+	}
+	return suites
+}
 
 // conformanceSuites reads the -conformance manifest; nil without the flag.
 func conformanceSuites(t *testing.T) *manifest.Conformance {
@@ -113,10 +140,10 @@ func (h *harness) loadConformanceImages(s manifest.ConformanceSuite) error {
 	return nil
 }
 
-// runConformance runs s's [sig-api-machinery] conformance tests against
-// the cluster, serially, their reports under the artifacts with prefix:
-// junit_<prefix>01.xml and <prefix>conformance.log.
-func (h *harness) runConformance(s manifest.ConformanceSuite, prefix string) (conformanceResult, error) {
+// runConformance runs s's [sig-api-machinery] conformance tests but those
+// skip matches against the cluster, serially, their reports under the
+// artifacts with prefix: junit_<prefix>01.xml and <prefix>conformance.log.
+func (h *harness) runConformance(s manifest.ConformanceSuite, prefix, skip string) (conformanceResult, error) {
 	kubeconfig, err := h.writeKubeconfig()
 	if err != nil {
 		return conformanceResult{}, err
@@ -135,7 +162,7 @@ func (h *harness) runConformance(s manifest.ConformanceSuite, prefix string) (co
 	h.t.Logf("%s's conformance tests running: their output goes to %s", s.Version, f.Name())
 	log, runErr := h.RunTo(tee, nil, nil, s.Binary,
 		"--kubeconfig", kubeconfig, "--provider", "skeleton", "--report-dir", h.Artifacts, "--report-prefix", prefix,
-		"--ginkgo.focus", conformanceFocus, "--ginkgo.skip", conformanceSkip,
+		"--ginkgo.focus", conformanceFocus, "--ginkgo.skip", skip,
 		"--ginkgo.no-color", "--ginkgo.timeout", conformanceTimeout.String())
 	r, err := readJUnitOutcomes(filepath.Join(h.Artifacts, "junit_"+prefix+"01.xml"))
 	if err != nil {
@@ -209,14 +236,14 @@ type junitCase struct {
 // conformanceStep loads s's images, runs its tests as the check named
 // what and records the run (its wall time and the API's availability go
 // to the report through runs).
-func (h *harness) conformanceStep(s manifest.ConformanceSuite, prefix string, runs *[]compatRun) {
+func (h *harness) conformanceStep(s manifest.ConformanceSuite, prefix, skip string, runs *[]compatRun) {
 	h.Must("load the images of "+s.Version+"'s conformance tests and kubeadm's pause on every node", func() error {
 		return h.loadConformanceImages(s)
 	})
 	name := s.Version + "'s own [sig-api-machinery] conformance tests"
 	h.Check(name+" pass", func() error {
 		start := time.Now()
-		r, err := h.runConformance(s, prefix)
+		r, err := h.runConformance(s, prefix, skip)
 		*runs = append(*runs, compatRun{name: fmt.Sprintf("%s: %s", name, r), start: start, end: time.Now()})
 		return err
 	})
