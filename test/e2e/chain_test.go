@@ -54,9 +54,9 @@ var chainManifestsFlag = flag.String("chain-manifests", "", "comma separated: th
 // pod is replaced. Measured for v1.34.4 to v1.35.4 (2026-12-07): 67 s,
 // then 44 s, 7 s apart, on an idle 1+1 cluster; in three runs of this
 // suite, its tests' workloads on 2 cores, the longest 69.3 s, 70.5 s and
-// 113.2 s (the two as one). The default
-// single control-plane bound (90 s) comes from the pinned suite's v1.36.3
-// to v1.37.2 runs, whose outages were 34 s at most.
+// 113.2 s (the two as one). The default single control-plane bound
+// (90 s) comes from the pinned suite's v1.36.3 to v1.37.2 runs, whose
+// outages were 34 s at most.
 const firstHopAPIOutageBound = 150 * time.Second
 
 // chainRun is one run of kind alpha upgrade in the chain suite.
@@ -119,13 +119,7 @@ func TestIntegrationUpgradeChain(t *testing.T) {
 	// after the upgrade they wrap, so the first target alone is wrapped
 	// (a master upgrade: the kubelets move once, at the end of the chain)
 	h.Must("Kubernetes' upgrade tests across the first target alone (a master upgrade): they check the cluster between the first and second targets", func() error {
-		run, err := h.runUpgradeSuite(suiteSpec{typ: "master", prefix: "chain-hop-1-", apiOutageBound: firstHopAPIOutageBound}, chainArgs(dirs[:1])...)
-		runs = append(runs, chainRun{name: "the first target alone, inside Kubernetes' upgrade tests", events: run.Events})
-		kindtest.WriteFile(t, h.Artifacts, "chain-run-0-events.jsonl", run.Events)
-		if err == nil {
-			kindtest.WriteFile(t, h.Artifacts, "chain-hop-1-upgrade-tests.txt", describeCases(run.Cases)+"\n"+strings.Join(run.Figures, "\n")+"\n")
-		}
-		return err
+		return h.chainSuiteRun(&runs, "the first target alone", 0, suiteSpec{typ: "master", prefix: "chain-hop-1-", apiOutageBound: firstHopAPIOutageBound}, chainArgs(dirs[:1])...)
 	})
 
 	nodesFlag := []string{"--nodes", "control-plane," + worker}
@@ -157,13 +151,7 @@ func TestIntegrationUpgradeChain(t *testing.T) {
 		})
 	})
 	h.Must("Kubernetes' upgrade tests around the same command again (it finishes the chain)", func() error {
-		run, err := h.runUpgradeSuite(suiteSpec{typ: "cluster", prefix: "chain-"}, append(chainArgs(dirs), nodesFlag...)...)
-		runs = append(runs, chainRun{name: "the same command again, inside Kubernetes' upgrade tests", events: run.Events})
-		kindtest.WriteFile(t, h.Artifacts, "chain-run-2-events.jsonl", run.Events)
-		if err == nil {
-			kindtest.WriteFile(t, h.Artifacts, "chain-upgrade-tests.txt", describeCases(run.Cases)+"\n"+strings.Join(run.Figures, "\n")+"\n")
-		}
-		return err
+		return h.chainSuiteRun(&runs, "the same command again", 2, suiteSpec{typ: "cluster", prefix: "chain-"}, append(chainArgs(dirs), nodesFlag...)...)
 	})
 	h.Check("the control plane and "+worker+" run "+to+", "+left+" stays at "+from+" and Ready, its pods Running", func() error {
 		nodes, err := h.Nodes()
@@ -306,6 +294,20 @@ func (h *harness) chainConfig(config string, c chain) string {
 		return kindtest.WithPatch(config, kindtest.CgroupV1Patch)
 	}
 	return config
+}
+
+// chainSuiteRun runs Kubernetes' upgrade tests around kind alpha upgrade
+// with args, records the run as the n-th of runs (its events in
+// chain-run-<n>-events.jsonl) and, when they pass, writes their results to
+// <prefix>upgrade-tests.txt.
+func (h *harness) chainSuiteRun(runs *[]chainRun, name string, n int, spec suiteSpec, args ...string) error {
+	run, err := h.runUpgradeSuite(spec, args...)
+	*runs = append(*runs, chainRun{name: name + ", inside Kubernetes' upgrade tests", events: run.Events})
+	kindtest.WriteFile(h.t, h.Artifacts, fmt.Sprintf("chain-run-%d-events.jsonl", n), run.Events)
+	if err == nil {
+		kindtest.WriteFile(h.t, h.Artifacts, spec.prefix+"upgrade-tests.txt", describeCases(run.Cases)+"\n"+strings.Join(run.Figures, "\n")+"\n")
+	}
+	return err
 }
 
 // podsRunningOn returns the pods on node, each with its phase, and an

@@ -43,7 +43,7 @@ var chainConformanceFlag = flag.String("chain-conformance", "", "comma separated
 // run runs: every [sig-api-machinery] conformance test, [Serial] ones too
 // (the run is serial), but the Aggregator's, whose sample API server image
 // the lab does not build. conformanceSkipSlow also leaves out the [Slow]
-// ones, for a suite that runs the tests at four steps: of v1.36.3's and
+// ones, for a suite that runs the tests at four steps: of v1.34.4's to
 // v1.37.2's [sig-api-machinery] conformance tests, only API chunking's
 // "compacted away" test is [Slow], and it waits for etcd's compaction
 // (558 s of a 1190 s run); make e2e-compat runs it at both its steps.
