@@ -1278,25 +1278,31 @@ func TestOnePlatformArchivesAreImportedForTheNodesPlatform(t *testing.T) {
 // the next is touched.
 func TestControlPlaneWaitAfterKubeadm(t *testing.T) {
 	t.Parallel()
-	const wait = "waiting for the control-plane pods to run " + target + " and be Ready"
+	const (
+		all     = "waiting for the control-plane pods to run " + target + " and be Ready"
+		serving = "waiting for etcd and the API server to run " + target + " and be Ready"
+		every   = "waiting for the control-plane pods of every control-plane node to run " + target + " and be Ready"
+	)
 	waitedOn := func(rec *recorder) []string {
-		var nodes []string
+		var waits []string
 		for _, ev := range rec.events {
-			if ev.Kind == report.KindStep && ev.Event.Event == report.EventStarted && ev.Step == wait {
-				nodes = append(nodes, ev.Node)
+			if ev.Kind == report.KindStep && ev.Event.Event == report.EventStarted && ev.StepID == stepid.ControlPlaneWait {
+				waits = append(waits, ev.Node+": "+ev.Step)
 			}
 		}
-		return nodes
+		return waits
 	}
 	cases := []struct {
 		name          string
 		controlPlanes int
 		skip          []string
-		want          string
+		want          []string
 	}{
-		{"one control plane", 1, nil, ""},
-		{"one control plane, kubelets skipped", 1, []string{"kubelets"}, "kind-control-plane"},
-		{"three control planes", 3, nil, "kind-control-plane kind-control-plane2 kind-control-plane3"},
+		{"one control plane", 1, nil, nil},
+		{"one control plane, kubelets skipped", 1, []string{"kubelets"}, []string{"kind-control-plane: " + all}},
+		// the next node's upgrade waits for etcd and the API server; every
+		// node's pods are waited for until Ready after the last one
+		{"three control planes", 3, nil, []string{"kind-control-plane: " + serving, "kind-control-plane2: " + serving, "kind-control-plane3: " + every}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1306,8 +1312,8 @@ func TestControlPlaneWaitAfterKubeadm(t *testing.T) {
 			if err != nil {
 				t.Fatalf("upgrade failed: %v\ncalls:\n%s", err, dump(e.cluster.Calls))
 			}
-			if got := strings.Join(waitedOn(rec), " "); got != tc.want {
-				t.Errorf("waited after kubeadm on %q, want %q", got, tc.want)
+			if got, want := strings.Join(waitedOn(rec), "\n"), strings.Join(tc.want, "\n"); got != want {
+				t.Errorf("waited after kubeadm:\n%s\nwant:\n%s", got, want)
 			}
 			for _, u := range e.cluster.Unsettled {
 				t.Errorf("ran %s", u)

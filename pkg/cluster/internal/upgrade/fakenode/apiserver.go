@@ -77,8 +77,10 @@ func (n *Node) staticPodObjects(withStatus, ready bool) []interface{} {
 		status := map[string]interface{}{}
 		if withStatus {
 			status = map[string]interface{}{
-				"conditions":        []interface{}{condition("Ready", ready)},
-				"containerStatuses": []interface{}{map[string]interface{}{"name": component, "ready": ready, "containerID": n.containerID(component)}},
+				"conditions": []interface{}{condition("Ready", ready)},
+				"containerStatuses": []interface{}{map[string]interface{}{"name": component, "ready": ready, "containerID": n.containerID(component),
+					// started; Ready once its probes pass, as a real one
+					"state": map[string]interface{}{"running": map[string]interface{}{}}}},
 			}
 		}
 		items = append(items, map[string]interface{}{

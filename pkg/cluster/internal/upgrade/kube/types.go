@@ -116,6 +116,9 @@ type Pod struct {
 	// a static pod manifest or its mirror gives them.
 	Command []string
 	Ready   bool
+	// Running is true when the pod's status lists its containers and each
+	// of them is running (started, not necessarily Ready yet).
+	Running bool
 	// ContainerIDs are the IDs of the containers the pod runs, as its
 	// status reports them ("" for one not started yet).
 	ContainerIDs []string
@@ -177,6 +180,9 @@ type podObject struct {
 		Conditions        []condition `json:"conditions"`
 		ContainerStatuses []struct {
 			ContainerID string `json:"containerID"`
+			State       struct {
+				Running *struct{} `json:"running"`
+			} `json:"state"`
 		} `json:"containerStatuses"`
 	} `json:"status"`
 }
@@ -204,8 +210,10 @@ func (o podObject) pod() Pod {
 			p.Command = append(append([]string{}, c.Command...), c.Args...)
 		}
 	}
+	p.Running = len(o.Status.ContainerStatuses) > 0
 	for _, c := range o.Status.ContainerStatuses {
 		p.ContainerIDs = append(p.ContainerIDs, c.ContainerID)
+		p.Running = p.Running && c.State.Running != nil
 	}
 	return p
 }

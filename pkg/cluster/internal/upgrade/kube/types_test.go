@@ -17,6 +17,7 @@ limitations under the License.
 package kube
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -277,6 +278,51 @@ func TestParsePodListStorageHelper(t *testing.T) {
 		name := p.Namespace + "/" + p.Name
 		if p.GoesAway() != want[name] || p.Deleting || !p.Unmanaged {
 			t.Errorf("pod %s GoesAway=%v Deleting=%v Unmanaged=%v, want GoesAway=%v, not deleting, unmanaged", name, p.GoesAway(), p.Deleting, p.Unmanaged, want[name])
+		}
+	}
+}
+
+func TestParsePodListRunning(t *testing.T) {
+	t.Parallel()
+	out := `{"items":[
+	{"metadata":{"name":"started"},"status":{"containerStatuses":[{"containerID":"containerd://a","state":{"running":{"startedAt":"2026-12-07T07:00:00Z"}}}]}},
+	{"metadata":{"name":"waiting"},"status":{"containerStatuses":[{"containerID":"","state":{"waiting":{"reason":"ContainerCreating"}}}]}},
+	{"metadata":{"name":"exited"},"status":{"containerStatuses":[{"containerID":"containerd://b","state":{"terminated":{"exitCode":1}}}]}},
+	{"metadata":{"name":"one-of-two"},"status":{"containerStatuses":[{"state":{"running":{}}},{"state":{"waiting":{}}}]}},
+	{"metadata":{"name":"no-status"}}]}`
+	pods, err := ParsePodList([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"started": true, "waiting": false, "exited": false, "one-of-two": false, "no-status": false}
+	for _, p := range pods {
+		if p.Running != want[p.Name] {
+			t.Errorf("%s: Running %v, want %v", p.Name, p.Running, want[p.Name])
+		}
+	}
+	// a real control plane's pods, settled after a kubelet restart
+	b, err := os.ReadFile("../testdata/nodes/kubelet-restart/control-plane-pods-settled.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pods, err = ParsePodList(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods {
+		if !p.Running {
+			t.Errorf("%s of a settled control plane is not Running", p.Name)
+		}
+	}
+	// 3 s after the restart, the new kubelet's own view: started, not Ready
+	if b, err = os.ReadFile("../testdata/nodes/kubelet-restart/kubelet-pods-restarting.json"); err != nil {
+		t.Fatal(err)
+	}
+	if pods, err = ParsePodList(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods {
+		if p.Component != "" && (!p.Running || p.Ready) {
+			t.Errorf("%s of a restarting control plane: Running %v, Ready %v; want running, not Ready", p.Name, p.Running, p.Ready)
 		}
 	}
 }

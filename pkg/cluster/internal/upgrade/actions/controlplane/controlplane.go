@@ -104,18 +104,47 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	}
 	steps = append(steps, upgrade)
 	if !waitedForByKubelets(ctx) {
-		steps = append(steps, actions.Task{
-			ID:   stepid.ControlPlaneWait,
-			Name: "waiting for the control-plane pods to run " + st.Target + " and be Ready",
-			Run: func() error {
-				return staticpods.WaitReady(ctx, n)
-			},
-		})
+		steps = append(steps, waitStep(ctx, n))
 	}
 	if ctx.Hop != nil && !st.UpgradesKubelets {
 		steps = append(steps, installStep(ctx, n))
 	}
 	return steps
+}
+
+// waitStep waits after control-plane node n's kubeadm upgrade. Before
+// the next control-plane node's upgrade, n's etcd and API server must be
+// Ready (staticpods.WaitServing: etcd's quorum, the API server behind
+// kind's load balancer); its controller-manager and scheduler, which
+// their leader election keeps running on the other nodes, need only have
+// started, and every control-plane node's are waited for until Ready
+// after the last node's upgrade, before the phase ends.
+func waitStep(ctx *actions.Context, n nodes.Node) actions.Step {
+	st := ctx.State
+	if cps := st.ControlPlanes; n.String() != cps[len(cps)-1].String() {
+		return actions.Task{
+			ID:   stepid.ControlPlaneWait,
+			Name: "waiting for etcd and the API server to run " + st.Target + " and be Ready",
+			Run:  func() error { return staticpods.WaitServing(ctx, n) },
+		}
+	}
+	name := "waiting for the control-plane pods to run " + st.Target + " and be Ready"
+	if len(st.ControlPlanes) > 1 {
+		name = "waiting for the control-plane pods of every control-plane node to run " + st.Target + " and be Ready"
+	}
+	return actions.Task{
+		ID:   stepid.ControlPlaneWait,
+		Name: name,
+		Run: func() error {
+			// the last node's first: the others' have had longer
+			for i := len(st.ControlPlanes) - 1; i >= 0; i-- {
+				if err := staticpods.WaitReady(ctx, st.ControlPlanes[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
 }
 
 // BinDir is where kind nodes keep kubeadm, kubelet and kubectl.

@@ -126,10 +126,19 @@ func commandMismatch(ctx *actions.Context, component string, command []string) s
 	return emulation.Mismatch(ctx.State.Emulation, component, command)
 }
 
+// servingComponents are the static pods a control-plane node must have
+// Ready before the next control-plane node's upgrade: etcd (its quorum)
+// and the API server (kind's load balancer sends requests to it). The
+// controller-manager and the scheduler elect one leader among the nodes:
+// the others' keep it, so theirs need only have started; their Ready is
+// waited for once every control-plane node is upgraded, and in verify.
+var servingComponents = map[string]bool{"etcd": true, "kube-apiserver": true}
+
 // podsReady returns n's static pods among pods (as the API server lists
 // them) when they run the target's images of the manifests' components
-// (images) and are Ready, else what is not yet so.
-func podsReady(ctx *actions.Context, n nodes.Node, images map[string]string, pods []kube.Pod) ([]kube.Pod, error) {
+// (images) and are Ready (with serving, only servingComponents must be
+// Ready and the others running), else what is not yet so.
+func podsReady(ctx *actions.Context, n nodes.Node, images map[string]string, pods []kube.Pod, serving bool) ([]kube.Pod, error) {
 	var checked []kube.Pod
 	for _, component := range plan.ControlPlaneComponents {
 		if _, ok := images[component]; !ok {
@@ -150,7 +159,12 @@ func podsReady(ctx *actions.Context, n nodes.Node, images map[string]string, pod
 			if why := commandMismatch(ctx, component, p.Command); why != "" {
 				return nil, errors.Errorf("%s on %s yet", why, n)
 			}
-			if !p.Ready {
+			switch {
+			case serving && !servingComponents[component]:
+				if !p.Running {
+					return nil, errors.Errorf("%s on %s has not started yet", component, n)
+				}
+			case !p.Ready:
 				return nil, errors.Errorf("%s on %s is not Ready yet", component, n)
 			}
 			checked = append(checked, p)
@@ -237,9 +251,27 @@ func WaitReady(ctx *actions.Context, n nodes.Node) error {
 	})
 }
 
+// WaitServing waits until n's static pods run the target, its etcd and
+// API server are Ready, its controller-manager and scheduler have
+// started, and the API server answers /readyz: what the next
+// control-plane node's upgrade needs (see servingComponents). Errors on
+// the way are waited out.
+func WaitServing(ctx *actions.Context, n nodes.Node) error {
+	r := NewReader(n)
+	return ctx.WaitFor("the etcd and API server on "+n.String(), func(ctx *actions.Context) (bool, error) {
+		err := r.check(ctx, true)
+		return err == nil, err
+	})
+}
+
 // Check returns nil when the node's static pods run the target and are
 // Ready and the API server answers /readyz, else what is not yet so.
 func (r *Reader) Check(ctx *actions.Context) error {
+	return r.check(ctx, false)
+}
+
+// check is Check, or with serving what WaitServing waits for.
+func (r *Reader) check(ctx *actions.Context, serving bool) error {
 	images, err := r.manifests(ctx)
 	if err != nil {
 		return err
@@ -249,7 +281,7 @@ func (r *Reader) Check(ctx *actions.Context) error {
 	if errs[0] != nil {
 		return errs[0]
 	}
-	if _, err := podsReady(ctx, r.node, images, api); err != nil {
+	if _, err := podsReady(ctx, r.node, images, api, serving); err != nil {
 		return err
 	}
 	return errs[1]
@@ -268,7 +300,7 @@ func (r *Reader) KubeletTookOver(ctx *actions.Context) (string, error) {
 	if errs[0] != nil {
 		return "", errs[0]
 	}
-	checked, err := podsReady(ctx, r.node, images, api)
+	checked, err := podsReady(ctx, r.node, images, api, false)
 	if err != nil {
 		return "", err
 	}

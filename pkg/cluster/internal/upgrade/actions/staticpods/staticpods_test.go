@@ -17,9 +17,13 @@ limitations under the License.
 package staticpods
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/nodecapture"
 )
@@ -84,3 +88,57 @@ func TestSameContainersOnARealKubeletRestart(t *testing.T) {
 		t.Errorf("containers after the restart %q, before %q: want 4 new ones", after, before)
 	}
 }
+
+// TestServingNeedsEtcdAndTheAPIServerReady reads the static pods a
+// restarted kubelet had started but not yet found Ready: the next
+// control-plane node's upgrade waits until etcd and the API server are
+// Ready, while the controller-manager and the scheduler need only run;
+// the full check waits for all four.
+func TestServingNeedsEtcdAndTheAPIServerReady(t *testing.T) {
+	t.Parallel()
+	pods := staticPodsOf(t, "kubelet-pods-restarting.json")
+	if len(pods) != 4 {
+		t.Fatalf("the capture has %d static pods on %s, want 4", len(pods), capturedNode)
+	}
+	st := &actions.State{}
+	images := map[string]string{}
+	for _, p := range pods {
+		st.Images = append(st.Images, p.Images[0])
+		images[p.Component] = p.Images[0]
+	}
+	ctx := actions.NewContext(context.Background())
+	ctx.State = st
+	n := namedNode{name: capturedNode}
+	check := func(serving bool) error {
+		_, err := podsReady(ctx, n, images, pods, serving)
+		return err
+	}
+	if err := check(true); err == nil || !strings.Contains(err.Error(), "not Ready") {
+		t.Errorf("serving, nothing Ready yet: %v, want etcd or the API server not Ready", err)
+	}
+	for i := range pods {
+		pods[i].Ready = servingComponents[pods[i].Component]
+	}
+	if err := check(true); err != nil {
+		t.Errorf("serving, etcd and the API server Ready: %v", err)
+	}
+	if err := check(false); err == nil || !strings.Contains(err.Error(), "not Ready") {
+		t.Errorf("all four, two not Ready: %v, want an error", err)
+	}
+	for i := range pods {
+		if !servingComponents[pods[i].Component] {
+			pods[i].Running = false
+		}
+	}
+	if err := check(true); err == nil || !strings.Contains(err.Error(), "has not started") {
+		t.Errorf("serving, the controller-manager and scheduler not started: %v, want an error", err)
+	}
+}
+
+// namedNode is a node known only by its name: podsReady runs no command.
+type namedNode struct {
+	nodes.Node
+	name string
+}
+
+func (n namedNode) String() string { return n.name }
