@@ -34,7 +34,7 @@ func TestUpgradeStepIDsArePinned(t *testing.T) {
 		"preflight/kubeadm-probe", "preflight/kubeadm-config", "preflight/version-skew", "preflight/host", "preflight/drains",
 		"preflight/images", "preflight/disk", "preflight/phases",
 		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/patches", "load-artifacts/import", "load-artifacts/pull", "load-artifacts/pin",
-		"control-plane/kubeadm-config", "control-plane/kubeadm-upgrade-apply", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
+		"control-plane/kubeadm-config", "control-plane/kubeadm-upgrade-apply", "control-plane/wait-loaded", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
 		"control-plane/install-kubeadm-kubectl",
 		"kubelets/kubeadm-upgrade-node", "kubelets/drain", "kubelets/install", "kubelets/kubelet-flags", "kubelets/restart",
 		"kubelets/wait-ready", "kubelets/wait-settled", "kubelets/uncordon", "kubelets/write-version",

@@ -61,6 +61,7 @@ var workOf = map[cluster.UpgradeStepID]string{
 	StepID("verify/workloads"):                    KubernetesWork,
 	StepID("load-artifacts/stage"):                LoadingWork,
 	StepID("load-artifacts/import"):               LoadingWork,
+	StepID("control-plane/wait-loaded"):           LoadingWork,
 }
 
 // WorkOf says what kind of work a step is: KubernetesWork, LoadingWork or

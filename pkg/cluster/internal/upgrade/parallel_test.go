@@ -25,6 +25,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 // kubeletsInProgress replays the kubelets phase's node events in order and
@@ -200,12 +201,7 @@ func phaseSpan(events []event, phase string) [2]int {
 // Job landed on a worker still importing it).
 func TestWorkersLoadBesideTheControlPlane(t *testing.T) {
 	t.Parallel()
-	var pause string
-	for _, image := range fakenode.KubeadmImages(target, fakenode.ImageConfig{}) {
-		if strings.Contains(image, "/pause:") {
-			pause = image
-		}
-	}
+	pause := kubeadmPause()
 	// as kind's node images are: every worker's load before kubeadm
 	e := newEnv(t, 1, 2, fakenode.ReleaseTree)
 	rec := mustUpgrade(t, e)
@@ -219,13 +215,26 @@ func TestWorkersLoadBesideTheControlPlane(t *testing.T) {
 	overlapped := false
 	for try := 0; try < 5 && !overlapped; try++ {
 		e := newEnv(t, 2, 2, fakenode.ReleaseTree)
-		for _, w := range []string{"kind-worker", "kind-worker2"} {
+		for _, w := range []string{"kind-control-plane2", "kind-worker", "kind-worker2"} {
 			e.cluster.Node(w).Images[imageref.Normalize(pause)] = true
 		}
 		rec := mustUpgrade(t, e)
 		assertUpgraded(t, e.cluster)
 		loads, kubelets := nodeSpans(rec.events, "load-artifacts"), nodeSpans(rec.events, "kubelets")
 		cp := phaseSpan(rec.events, "control-plane")
+		// the other control-plane node is loaded beside the phase too,
+		// before the workers, and upgraded only once it is loaded
+		if loads["kind-control-plane2"][0] < loads["kind-control-plane"][1] {
+			t.Error("kind-control-plane2's load started before the bootstrap node was loaded")
+		}
+		for i, ev := range rec.events {
+			if ev.Kind == report.KindStep && ev.StepID == stepid.ControlPlaneNode && ev.Node == "kind-control-plane2" && i < loads["kind-control-plane2"][1] {
+				t.Error("kubeadm upgrade node ran on kind-control-plane2 before it was loaded")
+			}
+		}
+		if loads["kind-control-plane2"][1] > cp[0] {
+			overlapped = true
+		}
 		for _, w := range []string{"kind-worker", "kind-worker2"} {
 			for _, c := range []string{"kind-control-plane", "kind-control-plane2"} {
 				if loads[w][0] < loads[c][1] {
@@ -241,7 +250,7 @@ func TestWorkersLoadBesideTheControlPlane(t *testing.T) {
 		}
 	}
 	if !overlapped {
-		t.Error("in 5 upgrades no worker was still loading when the control-plane phase started")
+		t.Error("in 5 upgrades no node was still loading when the control-plane phase started")
 	}
 
 	e = newEnv(t, 1, 2, fakenode.ReleaseTree)

@@ -42,6 +42,7 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/options"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
@@ -1048,6 +1049,11 @@ func TestEveryStepHasAStableID(t *testing.T) {
 	}
 	e := newEnv(t, 2, 1, fakenode.ReleaseTree)
 	e.patches = writePatches(t, map[string]string{"kube-apiserver+json.yaml": apiServerPatch})
+	// with kubeadm's pause everywhere, the other control-plane node is
+	// loaded beside the control-plane phase, which waits for it
+	for _, n := range e.cluster.Nodes {
+		n.Images[imageref.Normalize(kubeadmPause())] = true
+	}
 	rec := mustRun(t, e, emulating("1.33", false))
 	// a chain's earlier targets and a Go caller's hooks have steps of
 	// their own

@@ -337,6 +337,12 @@ type State struct {
 	// Passed is true when, looking ahead in a chain, the control plane
 	// already runs a later version than Target: the hop is done.
 	Passed bool
+	// Loading are the nodes the load-artifacts phase loads beside the
+	// control-plane phase that the control-plane phase upgrades (the
+	// other control-plane nodes), by name: each gate opens when the
+	// node's loading ends. Set before the control-plane phase starts,
+	// read only after.
+	Loading map[string]*Gate
 }
 
 // PatchesDir is where the patches are staged on the nodes: named by their

@@ -51,6 +51,9 @@ const (
 
 	ControlPlaneConfig ID = "control-plane/kubeadm-config"
 	ControlPlaneApply  ID = "control-plane/kubeadm-upgrade-apply"
+	// ControlPlaneLoaded waits, before a control-plane node's kubeadm
+	// upgrade node, for its loading, which ran beside the phase.
+	ControlPlaneLoaded ID = "control-plane/wait-loaded"
 	ControlPlaneNode   ID = "control-plane/kubeadm-upgrade-node"
 	ControlPlaneWait   ID = "control-plane/wait-pods"
 	// ControlPlaneInstall installs kubeadm and kubectl on a control-plane
@@ -87,7 +90,7 @@ func All() []ID {
 		PreflightNodes, PreflightSource, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
 		PreflightConfig, PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
 		LoadStage, LoadStagedVersions, LoadPatches, LoadImport, LoadPull, LoadPin,
-		ControlPlaneConfig, ControlPlaneApply, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
+		ControlPlaneConfig, ControlPlaneApply, ControlPlaneLoaded, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,

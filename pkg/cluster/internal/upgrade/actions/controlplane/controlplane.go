@@ -102,6 +102,13 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	if bootstrap && (ctx.Options.Emulation().Asked() || len(st.ConfigChanges) > 0) {
 		steps = append(steps, configStep(ctx))
 	}
+	if gate := st.Loading[n.String()]; gate != nil {
+		steps = append(steps, actions.Task{
+			ID:   stepid.ControlPlaneLoaded,
+			Name: "waiting for the node's images and binaries (loaded beside this phase)",
+			Run:  func() error { return gate.Wait(ctx) },
+		})
+	}
 	steps = append(steps, upgrade)
 	if !waitedForByKubelets(ctx) {
 		steps = append(steps, waitStep(ctx, n))

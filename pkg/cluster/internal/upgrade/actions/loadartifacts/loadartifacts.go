@@ -63,44 +63,73 @@ func NewAction() actions.Action {
 	return &action{}
 }
 
-// Execute loads the control-plane nodes in parallel and waits for them.
-// The workers, which the control-plane phase does not need, are loaded
-// beside it (ctx.Go): their imports use the CPU while kubeadm mostly waits
-// for static pods to restart. The kubelets phase waits for them before it
-// touches a worker. When the control-plane phase is skipped there is
-// nothing to overlap with, and when a worker lacks kubeadm's pause image
-// kubeadm upgrade apply's health check may run it there: then every node
-// is loaded here.
+// Execute loads the bootstrap control-plane node (every control-plane
+// node when they are all upgraded at once) and waits for it. The other
+// control-plane nodes, which the control-plane phase needs only at their
+// own kubeadm upgrade node, minutes after kubeadm upgrade apply, are
+// loaded beside it (ctx.Go), each behind a gate (State.Loading) that
+// phase waits for; then the workers, which it does not need: their imports
+// use the CPU while kubeadm mostly waits for static pods to restart. The
+// kubelets phase waits for all of them before it touches a node. When
+// the control-plane phase is skipped there is nothing to overlap with,
+// and when a node lacks kubeadm's pause image kubeadm upgrade apply's
+// health check may run it there: then every node is loaded here.
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
 	now, later := st.ControlPlanes, st.Workers
-	lacking := lacksHealthCheckImage(st, later)
+	var beside []nodes.Node
+	lacking := lacksHealthCheckImage(st, append(append([]nodes.Node{}, st.ControlPlanes[1:]...), later...))
 	switch {
 	case st.ControlPlaneOnly:
-		// only the control-plane nodes run kubeadm
+		// only the control-plane nodes run kubeadm, each re-applied
 		later = nil
 	case !st.UpgradesControlPlane:
 		now, later = st.Ordered(), nil
 	case lacking != "":
 		// kubeadm upgrade apply's health check runs a Job of kubeadm's
 		// pause image, which it waits 15 s for, on any schedulable node
+		// (control-plane nodes included: it tolerates their taint)
 		ctx.Logger.V(1).Infof("%s: %s lacks kubeadm's pause image, which kubeadm upgrade apply's health check runs: every node is loaded before the control-plane phase", Phase, lacking)
 		now, later = st.Ordered(), nil
+	default:
+		now, beside = st.ControlPlanes[:1], st.ControlPlanes[1:]
 	}
 	// the images no source provides first, on every node that needs one:
 	// a registry the nodes cannot reach stops the upgrade before anything
 	// else changes
-	if err := pullFirst(ctx, append(append([]nodes.Node{}, now...), later...)); err != nil {
+	all := append(append(append([]nodes.Node{}, now...), beside...), later...)
+	if err := pullFirst(ctx, all); err != nil {
 		return err
 	}
-	if err := load(ctx, now); err != nil {
+	if err := load(ctx, now, nil); err != nil {
 		return err
 	}
-	if len(later) > 0 {
-		ctx.Logger.V(1).Infof("%s: the workers are loaded while the control plane is upgraded", Phase)
-		ctx.Go(func() error { return load(ctx, later) })
+	if len(beside)+len(later) == 0 {
+		return nil
 	}
+	st.Loading = map[string]*actions.Gate{}
+	for _, n := range beside {
+		st.Loading[n.String()] = actions.NewGate()
+	}
+	ctx.Logger.V(1).Infof("%s: %s loaded while the control plane is upgraded", Phase, nodeList(append(append([]nodes.Node{}, beside...), later...)))
+	ctx.Go(func() error {
+		// the control-plane nodes first: the control-plane phase waits for
+		// them
+		if err := load(ctx, beside, st.Loading); err != nil {
+			return err
+		}
+		return load(ctx, later, nil)
+	})
 	return nil
+}
+
+// nodeList names list's nodes for a log line.
+func nodeList(list []nodes.Node) string {
+	names := make([]string, 0, len(list))
+	for _, n := range list {
+		names = append(names, n.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // lacksHealthCheckImage returns the first of workers that lacks
@@ -150,12 +179,21 @@ func pullFirst(ctx *actions.Context, list []nodes.Node) error {
 }
 
 // load loads nodes in parallel and waits for all of them, so no node is
-// still being changed when an error is returned.
-func load(ctx *actions.Context, list []nodes.Node) error {
+// still being changed when an error is returned. A node with a gate in
+// gates opens it when its loading ends.
+func load(ctx *actions.Context, list []nodes.Node, gates map[string]*actions.Gate) error {
 	var fns []func() error
 	for _, n := range list {
 		fns = append(fns, func() error {
-			return ctx.RunSteps(Phase, n.String(), loadSteps(ctx, n))
+			err := ctx.RunSteps(Phase, n.String(), loadSteps(ctx, n))
+			if g := gates[n.String()]; g != nil {
+				if err != nil {
+					g.Open(errors.Errorf("loading node %q failed", n))
+				} else {
+					g.Open(nil)
+				}
+			}
+			return err
 		})
 	}
 	return errors.AggregateConcurrent(fns)
