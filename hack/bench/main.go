@@ -57,6 +57,7 @@ func main() {
 	loading := flag.String("loading", "0 1 3", `worker counts of the loading benchmark, space separated; "none" skips it`)
 	workers := flag.String("workers", "1 3", `worker counts of the upgrade benchmark, space separated; "none" skips it`)
 	sources := flag.String("sources", "1", `worker counts of the source benchmark (--image against --image-dir), space separated; "none" skips it`)
+	baseline := flag.String("baseline", "", "another kind binary (an earlier build of `kind alpha upgrade`) whose upgrades alternate with the other methods' as a third method, for before/after figures; none when empty")
 	flag.Parse()
 	if *rounds < 1 {
 		fatal(fmt.Errorf("-rounds %d: want a positive number", *rounds))
@@ -82,7 +83,7 @@ func main() {
 	}
 	r := newRunner()
 	ok := r.run(func() {
-		benchmark(r, m, *kind, *hand, *artifacts, *rounds, loadingSizes, upgradeSizes, sourceSizes)
+		benchmark(r, m, *kind, *hand, *baseline, *artifacts, *rounds, loadingSizes, upgradeSizes, sourceSizes)
 	})
 	if !ok {
 		fmt.Fprintln(os.Stderr, "ERROR: the benchmark had a failed run (named in bench.md)")
@@ -139,7 +140,7 @@ func (h *bench) kubeletsAt(version string) error {
 }
 
 // benchmark runs every part of the benchmark on the cluster it drives.
-func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string, rounds int, loadingSizes, upgradeSizes, sourceSizes []int) {
+func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, baseline, artifacts string, rounds int, loadingSizes, upgradeSizes, sourceSizes []int) {
 	from, to := m.From, m.To
 	imageDir := m.ImageDir
 	h := &bench{kindtest.New(t, kindtest.Options{Kind: kind, Name: benchClusterName, Artifacts: artifacts, Manifest: m})}
@@ -208,11 +209,7 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 		size := benchSize{Workers: workers}
 		h.NodeCount = 1 + workers
 		for round := 1; round <= rounds; round++ {
-			methods := []string{methodTool, methodHand}
-			if round%2 == 0 {
-				methods[0], methods[1] = methods[1], methods[0]
-			}
-			for _, method := range methods {
+			for _, method := range upgradeMethods(round, baseline != "") {
 				progress("%s, round %d of %d: creating the cluster at %s", size.name(), round, rounds, from)
 				created := h.CreateCluster(from, benchConfig(workers))
 				h.Must("the nodes are Ready at "+from, func() error { return h.NodesReadyAt(from, 3*time.Minute) })
@@ -223,9 +220,12 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 				// a fresh cluster anyway
 				h.Check(fmt.Sprintf("%s, round %d: %s to %s", size.name(), round, method, to), func() error {
 					var err error
-					if method == methodHand {
+					switch method {
+					case methodHand:
 						run, err = h.handUpgrade(run, hand, imageDir, to)
-					} else {
+					case methodBaseline:
+						run, err = h.toolUpgradeWith(baseline, run, []string{"--image-dir", imageDir}, to, "--parallel-workers", strconv.Itoa(max(1, workers)))
+					default:
 						run, err = h.toolUpgrade(run, []string{"--image-dir", imageDir}, to, "--parallel-workers", strconv.Itoa(max(1, workers)))
 					}
 					if err != nil {
@@ -289,12 +289,29 @@ func benchmark(t kindtest.T, m *manifest.Manifest, kind, hand, artifacts string,
 	save(upgrades, loads, sources)
 }
 
+// upgradeMethods are the upgrade benchmark's methods in round's order:
+// each round starts with the next method, so that every method runs
+// first, second (and third) alike.
+func upgradeMethods(round int, baseline bool) []string {
+	methods := []string{methodTool, methodHand}
+	if baseline {
+		methods = append(methods, methodBaseline)
+	}
+	k := (round - 1) % len(methods)
+	return append(append([]string{}, methods[k:]...), methods[:k]...)
+}
+
 // toolUpgrade runs `kind alpha upgrade --output json` with extra flags and,
 // when to is set, checks the cluster ends at to.
 func (h *bench) toolUpgrade(run benchRun, source []string, to string, extra ...string) (benchRun, error) {
+	return h.toolUpgradeWith(h.Kind, run, source, to, extra...)
+}
+
+// toolUpgradeWith is toolUpgrade with the kind binary kind.
+func (h *bench) toolUpgradeWith(kind string, run benchRun, source []string, to string, extra ...string) (benchRun, error) {
 	args := append(append(append([]string{"alpha", "upgrade", "--name", h.Name}, source...), "--output", "json"), extra...)
 	begin := time.Now()
-	out, err := h.RunStdout(h.Kind, args...)
+	out, err := h.RunStdout(kind, args...)
 	run.Total = time.Since(begin).Seconds()
 	if err != nil {
 		return run, err
@@ -311,6 +328,9 @@ func (h *bench) toolUpgrade(run benchRun, source []string, to string, extra ...s
 		return run, err
 	}
 	if run.Overhead, err = timeline.OverheadSteps(events); err != nil {
+		return run, err
+	}
+	if run.Steps, err = stepSeconds(events); err != nil {
 		return run, err
 	}
 	if run.Apply, err = applySeconds(events); err != nil {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/internal/lab/kindtest"
 	"github.com/kindupgrade/kind-upgrade/internal/lab/timeline"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster"
 )
 
 var benchLine = regexp.MustCompile(`^BENCH phase=(\S+) seconds=([0-9.]+)$`)
@@ -151,6 +152,8 @@ func (s stats) String() string {
 const (
 	methodTool     = "kind alpha upgrade"
 	methodHand     = "hand-typed"
+	// methodBaseline is -baseline's kind binary, an earlier build.
+	methodBaseline = "baseline"
 	methodKindLoad = "kind load image-archive"
 	methodImageDir = "--image-dir"
 	methodImage    = "--image"
@@ -162,18 +165,32 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 	fmt.Fprintf(&b, "Measured on %s cores, %s, Docker %s, cgroup %s; %s → %s; %d round(s) per size and method, the methods alternating; seconds as median (min–max).\n\n",
 		machine["cores"], machine["memory"], machine["docker"], machine["cgroup"], from, to, rounds)
 	if len(upgrades) > 0 {
+		methods := []string{methodTool, methodHand}
+		if slices.ContainsFunc(upgrades, func(s benchSize) bool { return len(s.totals(methodBaseline)) > 0 }) {
+			methods = []string{methodBaseline, methodTool, methodHand}
+		}
 		b.WriteString("### Upgrade: `kind alpha upgrade` against the hand-typed sequence\n\n")
-		b.WriteString("| cluster | phase | kind alpha upgrade | hand-typed |\n|---|---|---|---|\n")
+		b.WriteString("| cluster | phase | " + strings.Join(methods, " | ") + " |\n|---|---|" + strings.Repeat("---|", len(methods)) + "\n")
 		for _, s := range upgrades {
 			for _, p := range []string{"preflight", "load-artifacts", "control-plane", "kubelets", "verify"} {
-				ours, theirs := statsOf(s.phase(methodTool, p)), statsOf(s.phase(methodHand, p))
-				if ours.N == 0 && theirs.N == 0 {
-					continue
+				var cells []string
+				ran := false
+				for _, m := range methods {
+					st := statsOf(s.phase(m, p))
+					ran = ran || st.N > 0
+					cells = append(cells, st.String())
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s.name(), p, ours, theirs)
+				if ran {
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", s.name(), p, strings.Join(cells, " | "))
+				}
 			}
-			fmt.Fprintf(&b, "| %s | **total** | **%s** | **%s** |\n", s.name(), statsOf(s.totals(methodTool)), statsOf(s.totals(methodHand)))
-			fmt.Fprintf(&b, "| %s | total minus `kubeadm upgrade apply` | %s | %s |\n", s.name(), statsOf(s.outsideApply(methodTool)), statsOf(s.outsideApply(methodHand)))
+			var totals, outside []string
+			for _, m := range methods {
+				totals = append(totals, "**"+statsOf(s.totals(m)).String()+"**")
+				outside = append(outside, statsOf(s.outsideApply(m)).String())
+			}
+			fmt.Fprintf(&b, "| %s | **total** | %s |\n", s.name(), strings.Join(totals, " | "))
+			fmt.Fprintf(&b, "| %s | total minus `kubeadm upgrade apply` | %s |\n", s.name(), strings.Join(outside, " | "))
 		}
 		b.WriteString("\n| cluster | ratio of the medians (ours ÷ hand-typed) |\n|---|---|\n")
 		for _, s := range upgrades {
@@ -198,6 +215,18 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f%% | %.1f%% |\n", s.name(),
 				statsOf(s.split(methodTool, timeline.KubernetesWork)), statsOf(s.split(methodTool, timeline.LoadingWork)), over, margins, share, bare)
+		}
+		if len(methods) == 3 {
+			b.WriteString("\nStep by step, the baseline against this build (each step's wall time: while at least one node ran it; median of the runs; steps of at least 0.5 s in either):\n\n| cluster | step | baseline | kind alpha upgrade | difference of the medians |\n|---|---|---|---|---|\n")
+			for _, s := range upgrades {
+				for _, id := range s.stepIDs() {
+					before, after := statsOf(s.stepWall(methodBaseline, id)), statsOf(s.stepWall(methodTool, id))
+					if before.Median < 0.5 && after.Median < 0.5 {
+						continue
+					}
+					fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %+.1f |\n", s.name(), id, before, after, after.Median-before.Median)
+				}
+			}
 		}
 		b.WriteString("\nThe overhead's largest steps (seconds summed over the nodes, median of the runs):\n\n| cluster | step | seconds |\n|---|---|---|\n")
 		for _, s := range upgrades {
@@ -260,6 +289,9 @@ type benchRun struct {
 	// KubeadmApply is the hand-typed run's `kubeadm upgrade apply` in
 	// parts, from its output's lines timed as they arrived.
 	KubeadmApply []part `json:"kubeadmApply,omitempty"`
+	// Steps is, for `kind alpha upgrade`, each step's wall time by step
+	// identifier: while at least one node ran it.
+	Steps map[string]float64 `json:"stepSeconds,omitempty"`
 	// Apply is how long `kubeadm upgrade apply` took (ours: its step's
 	// events; hand-typed: its output's first line to SUCCESS), which both
 	// methods wait for alike; zero when the run had none.
@@ -330,6 +362,50 @@ func (s benchSize) split(method, work string) []float64 {
 	for _, r := range s.Runs {
 		if r.Method == method && r.Split != nil && r.Failed == "" {
 			v = append(v, r.Split[work])
+		}
+	}
+	return v
+}
+
+// stepSeconds is each step's wall time in an upgrade's events, by step
+// identifier.
+func stepSeconds(events []timeline.Event) (map[string]float64, error) {
+	steps, err := timeline.Steps(events)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, st := range steps {
+		out[string(st.StepID)] = st.Wall
+	}
+	return out, nil
+}
+
+// stepIDs lists the steps the runs of s went through, in the order the
+// upgrade runs them (cluster.UpgradeStepIDs).
+func (s benchSize) stepIDs() []string {
+	ran := map[string]bool{}
+	for _, r := range s.Runs {
+		for id := range r.Steps {
+			ran[id] = true
+		}
+	}
+	var ids []string
+	for _, id := range cluster.UpgradeStepIDs() {
+		if ran[string(id)] {
+			ids = append(ids, string(id))
+		}
+	}
+	return ids
+}
+
+// stepWall returns method's wall times of step id; a run without the step
+// spent nothing there.
+func (s benchSize) stepWall(method, id string) []float64 {
+	var v []float64
+	for _, r := range s.Runs {
+		if r.Method == method && r.Steps != nil && r.Failed == "" {
+			v = append(v, r.Steps[id])
 		}
 	}
 	return v

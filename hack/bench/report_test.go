@@ -235,3 +235,53 @@ func TestApplySeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineReport: with -baseline's runs the upgrade tables get a
+// column for them, and the steps are compared one by one.
+func TestBaselineReport(t *testing.T) {
+	t.Parallel()
+	upgrades := []benchSize{{Workers: 1, Runs: []benchRun{
+		{Method: methodBaseline, Round: 1, Total: 220, Apply: 150, Phases: map[string]float64{"control-plane": 160},
+			Steps: map[string]float64{"kubelets/drain": 6, "control-plane/kubeadm-upgrade-apply": 150, "preflight/nodes": 0.2}},
+		{Method: methodTool, Round: 1, Total: 200, Apply: 152, Phases: map[string]float64{"control-plane": 158},
+			Steps: map[string]float64{"kubelets/drain": 2, "control-plane/kubeadm-upgrade-apply": 152, "preflight/nodes": 0.1}},
+		{Method: methodHand, Round: 1, Total: 230, Apply: 140, Phases: map[string]float64{"control-plane": 150}},
+	}}}
+	got := benchReport(map[string]string{"cores": "2"}, "v1.36.3", "v1.37.2", 1, upgrades, nil, nil)
+	for _, want := range []string{
+		"| cluster | phase | baseline | kind alpha upgrade | hand-typed |",
+		"| 1 control plane + 1 worker(s) | control-plane | 160.0 (160.0–160.0) | 158.0 (158.0–158.0) | 150.0 (150.0–150.0) |",
+		"| 1 control plane + 1 worker(s) | total minus `kubeadm upgrade apply` | 70.0 (70.0–70.0) | 48.0 (48.0–48.0) | 90.0 (90.0–90.0) |",
+		// in the upgrade's order; a step under 0.5 s in both left out
+		"| 1 control plane + 1 worker(s) | `control-plane/kubeadm-upgrade-apply` | 150.0 (150.0–150.0) | 152.0 (152.0–152.0) | +2.0 |\n" +
+			"| 1 control plane + 1 worker(s) | `kubelets/drain` | 6.0 (6.0–6.0) | 2.0 (2.0–2.0) | -4.0 |\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "preflight/nodes") {
+		t.Errorf("a step under 0.5 s is in the report:\n%s", got)
+	}
+}
+
+func TestUpgradeMethodsRotate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		round    int
+		baseline bool
+		want     string
+	}{
+		{1, false, methodTool + ", " + methodHand},
+		{2, false, methodHand + ", " + methodTool},
+		{3, false, methodTool + ", " + methodHand},
+		{1, true, methodTool + ", " + methodHand + ", " + methodBaseline},
+		{2, true, methodHand + ", " + methodBaseline + ", " + methodTool},
+		{3, true, methodBaseline + ", " + methodTool + ", " + methodHand},
+		{4, true, methodTool + ", " + methodHand + ", " + methodBaseline},
+	} {
+		if got := strings.Join(upgradeMethods(tc.round, tc.baseline), ", "); got != tc.want {
+			t.Errorf("round %d (baseline %v): %s, want %s", tc.round, tc.baseline, got, tc.want)
+		}
+	}
+}
