@@ -50,18 +50,19 @@ var waitSettled = StepID("kubelets/wait-settled")
 
 // workOf says what kind of work the steps are that are not OverheadWork.
 var workOf = map[cluster.UpgradeStepID]string{
-	StepID("control-plane/kubeadm-upgrade-apply"): KubernetesWork,
-	StepID("control-plane/kubeadm-upgrade-node"):  KubernetesWork,
-	StepID("kubelets/kubeadm-upgrade-node"):       KubernetesWork,
-	StepDrain:                                     KubernetesWork,
-	StepRestart:                                   KubernetesWork,
-	StepID("control-plane/wait-pods"):             KubernetesWork,
-	waitSettled:                                   KubernetesWork,
-	StepID("kubelets/wait-ready"):                 KubernetesWork,
-	StepID("verify/workloads"):                    KubernetesWork,
-	StepID("load-artifacts/stage"):                LoadingWork,
-	StepID("load-artifacts/import"):               LoadingWork,
-	StepID("control-plane/wait-loaded"):           LoadingWork,
+	StepID("control-plane/kubeadm-upgrade-apply"):      KubernetesWork,
+	StepID("control-plane/kubeadm-upgrade-node"):       KubernetesWork,
+	StepID("kubelets/kubeadm-upgrade-node"):            KubernetesWork,
+	StepDrain:                                          KubernetesWork,
+	StepRestart:                                        KubernetesWork,
+	StepID("control-plane/wait-pods"):                  KubernetesWork,
+	waitSettled:                                        KubernetesWork,
+	StepID("kubelets/wait-ready"):                      KubernetesWork,
+	StepID("verify/workloads"):                         KubernetesWork,
+	StepID("load-artifacts/stage"):                     LoadingWork,
+	StepID("load-artifacts/import"):                    LoadingWork,
+	StepID("load-artifacts/import-health-check-image"): LoadingWork,
+	StepID("control-plane/wait-loaded"):                LoadingWork,
 }
 
 // WorkOf says what kind of work a step is: KubernetesWork, LoadingWork or

@@ -89,7 +89,7 @@ var workflow = []phase{
 		action: preflight.NewAction(),
 	},
 	{
-		Phase:            Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the bootstrap control-plane node, then, beside the control-plane phase when they hold kubeadm's pause image already, the other control-plane nodes in parallel (each before its own kubeadm upgrade node) and the workers in parallel", true},
+		Phase:            Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the bootstrap control-plane node (and kubeadm's pause image on the nodes that lack it), then, beside the control-plane phase, the other control-plane nodes in parallel (each before its own kubeadm upgrade node) and the workers in parallel", true},
 		action:           loadartifacts.NewAction(),
 		steps:            loadartifacts.Steps,
 		leavesWorkBeside: true,

@@ -50,6 +50,23 @@ func (n *Node) runBinary(p string, args []string) (string, int) {
 	return "fakenode: unsupported binary " + name, 127
 }
 
+// lackingHealthCheckImage returns the first running, schedulable node
+// without the pause image kubeadm version lists, "" when there is none.
+func (c *Cluster) lackingHealthCheckImage(version string) string {
+	var pause string
+	for _, image := range KubeadmImages(version, c.ImageConfig) {
+		if strings.Contains(image, "/pause:") {
+			pause = image
+		}
+	}
+	for _, n := range c.Nodes {
+		if _, ok := n.Images[imageref.Normalize(pause)]; !ok && n.Running && !n.Unschedulable {
+			return n.Name
+		}
+	}
+	return ""
+}
+
 // runKubeadm simulates kubeadm upgrade apply / node at version.
 func (n *Node) runKubeadm(version string, args []string) (string, int) {
 	c := n.cluster
@@ -71,6 +88,13 @@ func (n *Node) runKubeadm(version string, args []string) (string, int) {
 			}
 			if !isCP {
 				return "kubeadm upgrade apply must run on a control-plane node", 1
+			}
+			if lacking := c.lackingHealthCheckImage(version); lacking != "" {
+				// its health check's Job runs kubeadm's pause image on
+				// whichever schedulable node the scheduler picks, control-plane
+				// nodes included (it tolerates their taint), and gives up after
+				// 15 s: any such node without the image (no registry) can fail it
+				return "[upgrade/health] FATAL: [preflight] Some fatal errors occurred:\n\t[ERROR CreateJob]: Job \"upgrade-health-check\" in the namespace \"kube-system\" did not complete in 15s: no condition of type Complete (its pod on " + lacking + " could not pull its image)", 1
 			}
 			target = version
 		case "node":

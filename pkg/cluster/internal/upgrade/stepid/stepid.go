@@ -45,9 +45,12 @@ const (
 	LoadStage          ID = "load-artifacts/stage"
 	LoadStagedVersions ID = "load-artifacts/staged-versions"
 	LoadPatches        ID = "load-artifacts/patches"
-	LoadImport         ID = "load-artifacts/import"
-	LoadPull           ID = "load-artifacts/pull"
-	LoadPin            ID = "load-artifacts/pin"
+	// LoadImportHealthCheck imports kubeadm's pause image first on a node
+	// loaded beside the control-plane phase that lacks it.
+	LoadImportHealthCheck ID = "load-artifacts/import-health-check-image"
+	LoadImport            ID = "load-artifacts/import"
+	LoadPull              ID = "load-artifacts/pull"
+	LoadPin               ID = "load-artifacts/pin"
 
 	ControlPlaneConfig ID = "control-plane/kubeadm-config"
 	ControlPlaneApply  ID = "control-plane/kubeadm-upgrade-apply"
@@ -89,7 +92,7 @@ func All() []ID {
 	return []ID{
 		PreflightNodes, PreflightSource, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
 		PreflightConfig, PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
-		LoadStage, LoadStagedVersions, LoadPatches, LoadImport, LoadPull, LoadPin,
+		LoadStage, LoadStagedVersions, LoadPatches, LoadImportHealthCheck, LoadImport, LoadPull, LoadPin,
 		ControlPlaneConfig, ControlPlaneApply, ControlPlaneLoaded, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,

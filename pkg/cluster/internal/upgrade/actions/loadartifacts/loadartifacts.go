@@ -28,6 +28,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -64,35 +65,29 @@ func NewAction() actions.Action {
 }
 
 // Execute loads the bootstrap control-plane node (every control-plane
-// node when they are all upgraded at once) and waits for it. The other
+// node when they are all re-applied) and waits for it. The other
 // control-plane nodes, which the control-plane phase needs only at their
 // own kubeadm upgrade node, minutes after kubeadm upgrade apply, are
 // loaded beside it (ctx.Go), each behind a gate (State.Loading) that
 // phase waits for; then the workers, which it does not need: their imports
 // use the CPU while kubeadm mostly waits for static pods to restart. The
-// kubelets phase waits for all of them before it touches a node. When
-// the control-plane phase is skipped there is nothing to overlap with,
-// and when a node lacks kubeadm's pause image kubeadm upgrade apply's
-// health check may run it there: then every node is loaded here.
+// kubelets phase waits for all of them before it touches a node.
+// kubeadm upgrade apply's health check runs a Job of kubeadm's pause image
+// on any schedulable node (control-plane nodes included: it tolerates
+// their taint) and fails when it has not run within 15 s: a node loaded
+// beside that lacks it (kind's node images hold their containerd's
+// sandbox image instead) imports it first, beside the bootstrap node's
+// loading. When the control-plane phase is skipped there is nothing to
+// overlap with: every node is loaded here.
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
-	now, later := st.ControlPlanes, st.Workers
-	var beside []nodes.Node
-	lacking := lacksHealthCheckImage(st, append(append([]nodes.Node{}, st.ControlPlanes[1:]...), later...))
+	now, beside, later := st.ControlPlanes[:1], st.ControlPlanes[1:], st.Workers
 	switch {
 	case st.ControlPlaneOnly:
 		// only the control-plane nodes run kubeadm, each re-applied
-		later = nil
+		now, beside, later = st.ControlPlanes, nil, nil
 	case !st.UpgradesControlPlane:
-		now, later = st.Ordered(), nil
-	case lacking != "":
-		// kubeadm upgrade apply's health check runs a Job of kubeadm's
-		// pause image, which it waits 15 s for, on any schedulable node
-		// (control-plane nodes included: it tolerates their taint)
-		ctx.Logger.V(1).Infof("%s: %s lacks kubeadm's pause image, which kubeadm upgrade apply's health check runs: every node is loaded before the control-plane phase", Phase, lacking)
-		now, later = st.Ordered(), nil
-	default:
-		now, beside = st.ControlPlanes[:1], st.ControlPlanes[1:]
+		now, beside, later = st.Ordered(), nil, nil
 	}
 	// the images no source provides first, on every node that needs one:
 	// a registry the nodes cannot reach stops the upgrade before anything
@@ -101,7 +96,13 @@ func (a *action) Execute(ctx *actions.Context) error {
 	if err := pullFirst(ctx, all); err != nil {
 		return err
 	}
-	if err := load(ctx, now, nil); err != nil {
+	fns := []func() error{func() error { return load(ctx, now, nil) }}
+	for _, n := range append(append([]nodes.Node{}, beside...), later...) {
+		if step := healthCheckImageStep(ctx, n); step != nil {
+			fns = append(fns, func() error { return ctx.RunSteps(Phase, n.String(), []actions.Step{step}) })
+		}
+	}
+	if err := errors.AggregateConcurrent(fns); err != nil {
 		return err
 	}
 	if len(beside)+len(later) == 0 {
@@ -132,20 +133,27 @@ func nodeList(list []nodes.Node) string {
 	return strings.Join(names, ", ")
 }
 
-// lacksHealthCheckImage returns the first of workers that lacks
-// kubeadm's pause image (kind's node images hold their containerd's
-// sandbox image instead), or "".
-func lacksHealthCheckImage(st *actions.State, workers []nodes.Node) string {
+// healthCheckImageStep imports, on node n loaded beside the control-plane
+// phase, the archive of kubeadm's pause image when n lacks it and the
+// source has it (one no source has was pulled first), and takes that
+// archive off the node's later import; nil when there is nothing to do.
+func healthCheckImageStep(ctx *actions.Context, n nodes.Node) actions.Step {
+	st := ctx.State
 	pause := plan.ComponentImage(st.Images, "pause")
-	if pause == "" {
-		return ""
+	info := st.Info[n.String()]
+	if pause == "" || info == nil || info.Present[imageref.Normalize(pause)] {
+		return nil
 	}
-	for _, n := range workers {
-		if info := st.Info[n.String()]; info != nil && !info.Present[imageref.Normalize(pause)] {
-			return n.String()
-		}
+	a := ctx.Source.ArchiveFor(pause)
+	if a == nil || !slices.Contains(info.Load, a) {
+		return nil
 	}
-	return ""
+	info.Load = slices.DeleteFunc(slices.Clone(info.Load), func(b *artifacts.Artifact) bool { return b == a })
+	return actions.Task{
+		ID:   stepid.LoadImportHealthCheck,
+		Name: "importing kubeadm's pause image first (kubeadm upgrade apply's health check may run it here)",
+		Run:  func() error { return importWith(ctx, n, []*artifacts.Artifact{a}, false) },
+	}
 }
 
 // pullFirst pulls, in parallel on the nodes of list, the images no source
@@ -423,6 +431,14 @@ func checkStaged(ctx *actions.Context, n nodes.Node) error {
 // Ctrl-C could not stop an import) and reads containerd's configuration
 // again for every archive.
 func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact) error {
+	return importWith(ctx, n, load, true)
+}
+
+// importWith is importImages; without probeLocal it imports through
+// containerd's transfer service, as every ctr can, without asking ctr
+// whether it has --local (for one small archive the difference is
+// nothing).
+func importWith(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact, probeLocal bool) error {
 	out, err := exec.Output(n.CommandContext(ctx, "containerd", "config", "dump"))
 	if err != nil {
 		return errors.Wrapf(err, "failed to read containerd's configuration on node %q", n)
@@ -431,13 +447,15 @@ func importImages(ctx *actions.Context, n nodes.Node, load []*artifacts.Artifact
 	if err != nil {
 		return errors.Wrapf(err, "failed to read containerd's configuration on node %q", n)
 	}
-	help, err := exec.Output(n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "import", "--help"))
-	if err != nil {
-		return errors.Wrapf(err, "failed to run ctr on node %q", n)
-	}
 	args := []string{"--namespace=k8s.io", "images", "import", "--digests", "--snapshotter=" + snapshotter}
-	if LocalImport(string(help)) {
-		args = append(args, "--local")
+	if probeLocal {
+		help, err := exec.Output(n.CommandContext(ctx, "ctr", "--namespace=k8s.io", "images", "import", "--help"))
+		if err != nil {
+			return errors.Wrapf(err, "failed to run ctr on node %q", n)
+		}
+		if LocalImport(string(help)) {
+			args = append(args, "--local")
+		}
 	}
 	arch := ctx.State.Info[n.String()].Arch
 	remaining := map[*artifacts.Artifact]bool{}
