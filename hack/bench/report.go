@@ -150,8 +150,8 @@ func (s stats) String() string {
 
 // Method names in the benchmark's runs.
 const (
-	methodTool     = "kind alpha upgrade"
-	methodHand     = "hand-typed"
+	methodTool = "kind alpha upgrade"
+	methodHand = "hand-typed"
 	// methodBaseline is -baseline's kind binary, an earlier build.
 	methodBaseline = "baseline"
 	methodKindLoad = "kind load image-archive"
