@@ -1453,3 +1453,32 @@ func TestEveryFailureEndsWithAFinishedEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitsSayHowTheyWent: the steps that wait for a condition say, in
+// their finished event, how many polls it took and within how long it was
+// noticed; the steps that do not wait say nothing of it.
+func TestWaitsSayHowTheyWent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 2, 1, fakenode.Flat)
+	rec := mustUpgrade(t, e)
+	waits := map[stepid.ID]bool{stepid.ControlPlaneWait: true, stepid.KubeletsWaitReady: true, stepid.KubeletsWaitSettled: true,
+		stepid.VerifyServerVersion: true, stepid.VerifyControlPlanePods: true, stepid.VerifyWorkloads: true}
+	seen := map[stepid.ID]bool{}
+	for _, ev := range rec.events {
+		if ev.Kind != report.KindStep || ev.Event.Event != report.EventFinished || ev.Outcome != report.OutcomeSuccess {
+			continue
+		}
+		switch {
+		case waits[ev.StepID] && (ev.Wait == nil || ev.Wait.Polls < 1 || ev.Wait.NoticedWithinSeconds < 0):
+			t.Errorf("%s on %s: wait %+v, want its polls", ev.StepID, ev.Node, ev.Wait)
+		case !waits[ev.StepID] && ev.Wait != nil:
+			t.Errorf("%s on %s did not wait but says %+v", ev.StepID, ev.Node, ev.Wait)
+		}
+		seen[ev.StepID] = true
+	}
+	for id := range waits {
+		if !seen[id] {
+			t.Errorf("no %s step finished", id)
+		}
+	}
+}

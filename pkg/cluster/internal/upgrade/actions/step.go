@@ -19,6 +19,7 @@ package actions
 import (
 	"context"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/kind/pkg/errors"
 
@@ -205,9 +206,30 @@ func (c *Context) RunChecks(phase string, checks []Check, stop func() bool) erro
 // cond gets a Context that ends at the wait's deadline: run its commands
 // with it.
 func (c *Context) WaitFor(what string, cond func(ctx *Context) (bool, error)) error {
+	return c.WaitOn("", what, cond)
+}
+
+// WaitOn is WaitFor in a step on node ("" for a step on none): when the
+// condition comes true, the step's finished event says how many polls it
+// took and within how long of becoming true it was noticed
+// (report.WaitStats).
+func (c *Context) WaitOn(node, what string, cond func(ctx *Context) (bool, error)) error {
 	last := ""
+	polls := 0
+	var notYet time.Time // the start of the last poll that found it not so
 	return nodeutils.WaitFor(c, c.Options.PollInterval, c.Options.Wait, what, func(deadline context.Context) (bool, error) {
+		start := time.Now()
+		polls++
 		ok, err := cond(c.WithContext(deadline))
+		if err == nil && ok {
+			var within time.Duration
+			if !notYet.IsZero() {
+				within = time.Since(notYet)
+			}
+			c.Report.Waited(node, polls, within)
+			return true, nil
+		}
+		notYet = start
 		if err != nil && err.Error() != last {
 			last = err.Error()
 			c.Logger.V(1).Infof("waiting for %s: %v", what, err)

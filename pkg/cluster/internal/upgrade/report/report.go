@@ -94,6 +94,21 @@ type Event struct {
 	Message string `json:"message,omitempty"`
 	// Plan is the dry-run plan, on the event of kind "plan".
 	Plan interface{} `json:"plan,omitempty"`
+	// Wait is, on the finished event of a step that waited for a
+	// condition, how the wait went.
+	Wait *WaitStats `json:"wait,omitempty"`
+}
+
+// WaitStats say how a step's wait for a condition went: how many times it
+// asked (polls; 1 when the condition was already so) and within how long
+// it noticed the condition had become so: from the start of the last poll
+// that found it not yet so to the end of the one that found it so (0 when
+// the first poll found it so). The condition became so somewhere in that
+// window: it bounds the time the wait's polling added to the Kubernetes
+// work it waited for.
+type WaitStats struct {
+	Polls                int     `json:"polls"`
+	NoticedWithinSeconds float64 `json:"noticedWithinSeconds"`
 }
 
 // Scope names what an event is about. A scope with a Step is a step, with a
@@ -139,9 +154,12 @@ type Reporter struct {
 	// hop stamps the events (see Event.Hop)
 	hop int
 
-	// mu guards json; shared by the Reporters ForHop derives
+	// mu guards json and waits; shared by the Reporters ForHop derives
 	mu   *sync.Mutex
 	json *json.Encoder
+	// waits are, by node name ("" for a step of none), the wait
+	// statistics of the steps running there, the latest last
+	waits map[string][]*WaitStats
 }
 
 // Option configures a Reporter.
@@ -177,7 +195,7 @@ func WithClock(now func() time.Time) Option {
 
 // New returns a Reporter logging status lines to logger.
 func New(logger log.Logger, options ...Option) *Reporter {
-	r := &Reporter{logger: logger, now: time.Now, mu: &sync.Mutex{}}
+	r := &Reporter{logger: logger, now: time.Now, mu: &sync.Mutex{}, waits: map[string][]*WaitStats{}}
 	for _, o := range options {
 		o(r)
 	}
@@ -221,6 +239,10 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 	} else if scope.kind() != KindUpgrade {
 		r.logger.V(1).Infof("%s: started", scope)
 	}
+	var waited *WaitStats
+	if isStep {
+		waited = r.openWaits(scope.Node)
+	}
 	skipped, message, err := fn()
 	stopBeating()
 	end := r.now()
@@ -241,6 +263,9 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 	case skipped:
 		ev.Outcome = OutcomeSkipped
 	}
+	if isStep {
+		ev.Wait = r.closeWaits(scope.Node, waited)
+	}
 	r.emit(ev)
 	if isStep {
 		r.finished(scope.String(), ev)
@@ -248,6 +273,55 @@ func (r *Reporter) Run(scope Scope, fn func() (skipped bool, message string, err
 		r.logger.V(1).Infof("%s: %s after %s", scope, ev.Outcome, round(end.Sub(start)))
 	}
 	return err
+}
+
+// openWaits starts collecting the wait statistics of a step on node.
+func (r *Reporter) openWaits(node string) *WaitStats {
+	w := &WaitStats{}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waits[node] = append(r.waits[node], w)
+	return w
+}
+
+// closeWaits stops collecting w and returns it, nil when the step did not
+// wait.
+func (r *Reporter) closeWaits(node string, w *WaitStats) *WaitStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	open := r.waits[node]
+	for i := range open {
+		if open[i] == w {
+			r.waits[node] = append(open[:i:i], open[i+1:]...)
+			break
+		}
+	}
+	if w.Polls == 0 {
+		return nil
+	}
+	return w
+}
+
+// Waited records a finished wait for a condition on node in the latest
+// step running there, else in the latest step running on no node (verify
+// waits for every node's pods): a step that waits more than once sums its
+// polls and windows. A wait outside any step is not recorded.
+func (r *Reporter) Waited(node string, polls int, noticedWithin time.Duration) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	open := r.waits[node]
+	if len(open) == 0 {
+		open = r.waits[""]
+	}
+	if len(open) == 0 {
+		return
+	}
+	w := open[len(open)-1]
+	w.Polls += polls
+	w.NoticedWithinSeconds += noticedWithin.Seconds()
 }
 
 // Info reports a line of text that is not a step (e.g. "nothing to do").

@@ -228,3 +228,54 @@ func TestHeartbeat(t *testing.T) {
 		t.Errorf("after the step: %q, want its finished line alone", rest)
 	}
 }
+
+// TestWaitStatsGoToTheirStep: a wait's polls and window go to the finished
+// event of the latest step running on its node, summed when a step waits
+// twice; a step that did not wait has none, and a wait outside any step
+// is dropped.
+func TestWaitStatsGoToTheirStep(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	r := New(log.NoopLogger{}, WithJSON(&out))
+	r.Waited("kind-worker", 4, time.Second) // no step runs there, nor on no node
+	step := func(node, name string, fn func()) {
+		_ = r.Run(Scope{Phase: "kubelets", Node: node, Step: name}, func() (bool, string, error) {
+			fn()
+			return false, "", nil
+		})
+	}
+	step("kind-control-plane", "waiting twice", func() {
+		// a step on another node runs meanwhile and waits too
+		step("kind-worker", "waiting once", func() { r.Waited("kind-worker", 1, 0) })
+		r.Waited("kind-control-plane", 3, 700*time.Millisecond)
+		r.Waited("kind-control-plane", 2, 300*time.Millisecond)
+	})
+	step("kind-control-plane", "not waiting", func() {})
+	// a step on no node gets the waits on nodes without a step of their own
+	step("", "waiting on every node", func() {
+		r.Waited("kind-control-plane", 2, 0)
+		r.Waited("kind-control-plane2", 1, 0)
+	})
+	got := map[string]*WaitStats{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var ev Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Event == EventFinished && ev.Kind == KindStep {
+			got[ev.Step] = ev.Wait
+		}
+	}
+	if w := got["waiting twice"]; w == nil || w.Polls != 5 || w.NoticedWithinSeconds != 1 {
+		t.Errorf("waiting twice: %+v, want 5 polls within 1 s", w)
+	}
+	if w := got["waiting once"]; w == nil || w.Polls != 1 || w.NoticedWithinSeconds != 0 {
+		t.Errorf("waiting once: %+v, want 1 poll within 0 s", w)
+	}
+	if w := got["waiting on every node"]; w == nil || w.Polls != 3 {
+		t.Errorf("waiting on every node: %+v, want 3 polls", w)
+	}
+	if w, ok := got["not waiting"]; !ok || w != nil {
+		t.Errorf("not waiting: %+v (reported %v), want no wait", w, ok)
+	}
+}

@@ -420,7 +420,7 @@ const (
 // kubelet's own last error line and the end of its log.
 func waitForNode(ctx *actions.Context, n nodes.Node) error {
 	firstRestarts := -1
-	err := ctx.WaitFor("node "+n.String()+" to be Ready at "+ctx.State.Target, func(ctx *actions.Context) (bool, error) {
+	err := ctx.WaitOn(n.String(), "node "+n.String()+" to be Ready at "+ctx.State.Target, func(ctx *actions.Context) (bool, error) {
 		kn, err := ctx.Kube().Once().Node(ctx, n.String())
 		if err == nil && kn.KubeletVersion == ctx.State.Target && kn.Ready {
 			return true, nil
@@ -553,7 +553,7 @@ func waitSettled(ctx *actions.Context, n nodes.Node) error {
 	pods := staticpods.NewReader(n)
 	seen := ""
 	var since time.Time
-	return ctx.WaitFor("the control-plane pods on "+n.String()+" to settle", func(ctx *actions.Context) (bool, error) {
+	return ctx.WaitOn(n.String(), "the control-plane pods on "+n.String()+" to settle", func(ctx *actions.Context) (bool, error) {
 		ids, err := pods.KubeletTookOver(ctx)
 		if err != nil {
 			seen = ""

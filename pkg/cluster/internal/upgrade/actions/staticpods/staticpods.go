@@ -245,7 +245,7 @@ func (r *Reader) manifests(ctx *actions.Context) (map[string]string, error) {
 // server restarting, the node authorizer catching up) are waited out.
 func WaitReady(ctx *actions.Context, n nodes.Node) error {
 	r := NewReader(n)
-	return ctx.WaitFor("the control-plane pods on "+n.String(), func(ctx *actions.Context) (bool, error) {
+	return ctx.WaitOn(n.String(), "the control-plane pods on "+n.String(), func(ctx *actions.Context) (bool, error) {
 		err := r.Check(ctx)
 		return err == nil, err
 	})
@@ -258,7 +258,7 @@ func WaitReady(ctx *actions.Context, n nodes.Node) error {
 // the way are waited out.
 func WaitServing(ctx *actions.Context, n nodes.Node) error {
 	r := NewReader(n)
-	return ctx.WaitFor("the etcd and API server on "+n.String(), func(ctx *actions.Context) (bool, error) {
+	return ctx.WaitOn(n.String(), "the etcd and API server on "+n.String(), func(ctx *actions.Context) (bool, error) {
 		err := r.check(ctx, true)
 		return err == nil, err
 	})
