@@ -330,7 +330,7 @@ func (h *bench) toolUpgradeWith(kind string, run benchRun, source []string, to s
 	if run.Overhead, err = timeline.OverheadSteps(events); err != nil {
 		return run, err
 	}
-	if run.Steps, err = stepSeconds(events); err != nil {
+	if run.Steps, run.Waits, err = stepSeconds(events); err != nil {
 		return run, err
 	}
 	if run.Apply, err = applySeconds(events); err != nil {

@@ -204,7 +204,7 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 			}
 		}
 		b.WriteString("\nWhere `kind alpha upgrade`'s time goes (from its `--output json` events; each instant counted once: Kubernetes work is kubeadm, drains, kubelet restarts and the waits for pods and nodes; loading is streaming binaries and importing images; the rest, including the 2 s settle margin per control-plane node, is overhead):\n\n")
-		b.WriteString("| cluster | Kubernetes work | loading | overhead | of which settle margins | overhead share | share without the settle margins |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("| cluster | Kubernetes work | loading | overhead | of which settle margins | of which noticing waited-for conditions (at most) | overhead share | share without the settle margins |\n|---|---|---|---|---|---|---|---|\n")
 		for _, s := range upgrades {
 			over := statsOf(s.split(methodTool, timeline.OverheadWork))
 			margins := statsOf(s.split(methodTool, timeline.SettleMargin))
@@ -213,8 +213,17 @@ func benchReport(machine map[string]string, from, to string, rounds int, upgrade
 				share = 100 * over.Median / total
 				bare = 100 * (over.Median - margins.Median) / total
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f%% | %.1f%% |\n", s.name(),
-				statsOf(s.split(methodTool, timeline.KubernetesWork)), statsOf(s.split(methodTool, timeline.LoadingWork)), over, margins, share, bare)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.1f%% | %.1f%% |\n", s.name(),
+				statsOf(s.split(methodTool, timeline.KubernetesWork)), statsOf(s.split(methodTool, timeline.LoadingWork)), over, margins,
+				statsOf(s.split(methodTool, timeline.PollLatency)), share, bare)
+		}
+		if slices.ContainsFunc(upgrades, func(s benchSize) bool { return len(s.waitSteps()) > 0 }) {
+			b.WriteString("\nNoticing the waited-for conditions (`kind alpha upgrade`'s wait steps, summed over the nodes, median of the runs): the polls, and the windows from the start of the last poll that found the condition not yet so to the end of the one that found it so, which bound the latency the polling added:\n\n| cluster | step | polls | noticed within (s) |\n|---|---|---|---|\n")
+			for _, s := range upgrades {
+				for _, id := range s.waitSteps() {
+					fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", s.name(), id, statsOf(s.waitValues(id, false)), statsOf(s.waitValues(id, true)))
+				}
+			}
 		}
 		if len(methods) == 3 {
 			b.WriteString("\nStep by step, the baseline against this build (each step's wall time: while at least one node ran it; median of the runs; steps of at least 0.5 s in either):\n\n| cluster | step | baseline | kind alpha upgrade | difference of the medians |\n|---|---|---|---|---|\n")
@@ -292,6 +301,9 @@ type benchRun struct {
 	// Steps is, for `kind alpha upgrade`, each step's wall time by step
 	// identifier: while at least one node ran it.
 	Steps map[string]float64 `json:"stepSeconds,omitempty"`
+	// Waits are, for the steps that waited for a condition, their polls
+	// and noticing windows summed over the nodes, by step identifier.
+	Waits map[string]waitSum `json:"waits,omitempty"`
 	// Apply is how long `kubeadm upgrade apply` took (ours: its step's
 	// events; hand-typed: its output's first line to SUCCESS), which both
 	// methods wait for alike; zero when the run had none.
@@ -367,18 +379,66 @@ func (s benchSize) split(method, work string) []float64 {
 	return v
 }
 
-// stepSeconds is each step's wall time in an upgrade's events, by step
-// identifier.
-func stepSeconds(events []timeline.Event) (map[string]float64, error) {
+// waitSum is a wait step's polls and noticing windows (seconds), summed
+// over the nodes.
+type waitSum struct {
+	Polls   int     `json:"polls"`
+	Noticed float64 `json:"noticedWithinSeconds"`
+}
+
+// stepSeconds is each step's wall time in an upgrade's events, and the
+// waits of the steps that waited, by step identifier.
+func stepSeconds(events []timeline.Event) (map[string]float64, map[string]waitSum, error) {
 	steps, err := timeline.Steps(events)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]float64{}
+	out, waits := map[string]float64{}, map[string]waitSum{}
 	for _, st := range steps {
 		out[string(st.StepID)] = st.Wall
+		if st.Polls > 0 {
+			waits[string(st.StepID)] = waitSum{Polls: st.Polls, Noticed: st.Noticed}
+		}
 	}
-	return out, nil
+	return out, waits, nil
+}
+
+// waitSteps lists the wait steps of s's runs of this build, in the
+// upgrade's order.
+func (s benchSize) waitSteps() []string {
+	waited := map[string]bool{}
+	for _, r := range s.Runs {
+		if r.Method == methodTool {
+			for id := range r.Waits {
+				waited[id] = true
+			}
+		}
+	}
+	var ids []string
+	for _, id := range cluster.UpgradeStepIDs() {
+		if waited[string(id)] {
+			ids = append(ids, string(id))
+		}
+	}
+	return ids
+}
+
+// waitValues returns, over this build's runs, step id's polls (or, with
+// noticed, its noticing windows).
+func (s benchSize) waitValues(id string, noticed bool) []float64 {
+	var v []float64
+	for _, r := range s.Runs {
+		if r.Method != methodTool || r.Waits == nil || r.Failed != "" {
+			continue
+		}
+		w := r.Waits[id]
+		if noticed {
+			v = append(v, w.Noticed)
+		} else {
+			v = append(v, float64(w.Polls))
+		}
+	}
+	return v
 }
 
 // stepIDs lists the steps the runs of s went through, in the order the

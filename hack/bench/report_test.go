@@ -61,12 +61,14 @@ func TestStatsOf(t *testing.T) {
 func TestBenchReport(t *testing.T) {
 	t.Parallel()
 	upgrades := []benchSize{{Workers: 1, Runs: []benchRun{
-		{Method: methodTool, Round: 1, Total: 200, Apply: 140, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{timeline.KubernetesWork: 170, timeline.LoadingWork: 20, timeline.OverheadWork: 10, timeline.SettleMargin: 5},
-			Overhead: map[string]float64{"preflight: checking nodes": 1, "kubelets: uncordoning": 4}},
+		{Method: methodTool, Round: 1, Total: 200, Apply: 140, Phases: map[string]float64{"preflight": 2, "control-plane": 150}, Split: map[string]float64{timeline.KubernetesWork: 170, timeline.LoadingWork: 20, timeline.OverheadWork: 10, timeline.SettleMargin: 5, timeline.PollLatency: 1},
+			Overhead: map[string]float64{"preflight: checking nodes": 1, "kubelets: uncordoning": 4},
+			Waits: map[string]waitSum{"kubelets/wait-ready": {Polls: 10, Noticed: 0.8}, "control-plane/wait-pods": {Polls: 1}}},
 		{Method: methodHand, Round: 1, Total: 250, Apply: 150, Phases: map[string]float64{"load-artifacts": 40, "control-plane": 160},
 			KubeadmApply: []part{{kubeadmBefore, 5}, {"etcd", 70}, {kubeadmAfter, 4}, {kubeadmTotal, 150}}},
-		{Method: methodTool, Round: 2, Total: 220, Apply: 150, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{timeline.KubernetesWork: 180, timeline.LoadingWork: 20, timeline.OverheadWork: 20, timeline.SettleMargin: 5},
-			Overhead: map[string]float64{"preflight: checking nodes": 3}},
+		{Method: methodTool, Round: 2, Total: 220, Apply: 150, Phases: map[string]float64{"preflight": 3, "control-plane": 160}, Split: map[string]float64{timeline.KubernetesWork: 180, timeline.LoadingWork: 20, timeline.OverheadWork: 20, timeline.SettleMargin: 5, timeline.PollLatency: 2},
+			Overhead: map[string]float64{"preflight: checking nodes": 3},
+			Waits: map[string]waitSum{"kubelets/wait-ready": {Polls: 14, Noticed: 1.2}}},
 		{Method: methodHand, Round: 2, Total: 230, Apply: 140, Phases: map[string]float64{"load-artifacts": 42, "control-plane": 150},
 			KubeadmApply: []part{{kubeadmBefore, 6}, {"etcd", 40}, {"kube-apiserver", 50}, {kubeadmAfter, 5}, {kubeadmTotal, 140}}},
 		{Method: methodHand, Round: 3, Total: 10, Apply: 1, Phases: map[string]float64{"load-artifacts": 9}, Failed: "hand-upgrade.sh: exit status 1",
@@ -92,7 +94,9 @@ func TestBenchReport(t *testing.T) {
 		// left out
 		"| 1 control plane + 1 worker(s) | total minus `kubeadm upgrade apply` | 65.0 (60.0–70.0) | 95.0 (90.0–100.0) |",
 		"| 1 control plane + 1 worker(s) | 0.88 |",
-		"| 1 control plane + 1 worker(s) | 175.0 (170.0–180.0) | 20.0 (20.0–20.0) | 15.0 (10.0–20.0) | 5.0 (5.0–5.0) | 7.1% | 4.8% |",
+		"| 1 control plane + 1 worker(s) | 175.0 (170.0–180.0) | 20.0 (20.0–20.0) | 15.0 (10.0–20.0) | 5.0 (5.0–5.0) | 1.5 (1.0–2.0) | 7.1% | 4.8% |",
+		// each wait step in the upgrade's order; a run without it counts 0
+		"| 1 control plane + 1 worker(s) | `control-plane/wait-pods` | 0.5 (0.0–1.0) | 0.0 (0.0–0.0) |\n| 1 control plane + 1 worker(s) | `kubelets/wait-ready` | 12.0 (10.0–14.0) | 1.0 (0.8–1.2) |",
 		// a run without a step counts it as 0 s
 		"| 1 control plane + 1 worker(s) | kubelets: uncordoning | 2.0 (0.0–4.0) |\n| 1 control plane + 1 worker(s) | preflight: checking nodes | 2.0 (1.0–3.0) |",
 		"| 4 | 30.0 (30.0–30.0) | 27.0 (27.0–27.0) | 40.0 (40.0–40.0) | 0.75 |",

@@ -29,6 +29,13 @@ import (
 // Alpha: this type may change.
 type UpgradeEvent = report.Event
 
+// UpgradeWaitStats are, on the finished event of a step that waited for a
+// condition, how many polls it took and within how long of becoming so the
+// condition was noticed.
+//
+// Alpha: this type may change.
+type UpgradeWaitStats = report.WaitStats
+
 // The values of UpgradeEvent's Kind, Event and Outcome.
 const (
 	UpgradeEventKindUpgrade = report.KindUpgrade

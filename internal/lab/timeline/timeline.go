@@ -86,6 +86,9 @@ type Span struct {
 	StepID        cluster.UpgradeStepID
 	Step, Outcome string
 	Start, End    time.Time
+	// Wait is how the step's wait for a condition went (its finished
+	// event's), nil for a step that did not wait.
+	Wait *cluster.UpgradeWaitStats
 }
 
 func (s Span) String() string {
@@ -124,7 +127,7 @@ func SpansOf(events []Event) ([]Span, error) {
 			}
 			i := starts[len(starts)-1]
 			open[k] = starts[:len(starts)-1]
-			spans[i].End, spans[i].Outcome = ev.Time, ev.Outcome
+			spans[i].End, spans[i].Outcome, spans[i].Wait = ev.Time, ev.Outcome, ev.Wait
 		}
 	}
 	for _, s := range spans {

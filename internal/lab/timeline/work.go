@@ -43,6 +43,12 @@ const (
 	// SettleMargin is the part of OverheadWork spent in the settle
 	// margins.
 	SettleMargin = "settle"
+	// PollLatency is the part of OverheadWork spent noticing that a
+	// waited-for condition had become so: the end of each wait step
+	// other than wait-settled (whose margin holds it), as long as its
+	// window (cluster.UpgradeWaitStats.NoticedWithinSeconds), an upper
+	// bound.
+	PollLatency = "polling"
 )
 
 // waitSettled is the step whose end holds the settle margin.
@@ -80,7 +86,8 @@ func WorkOf(s Span) string {
 // in parallel on several nodes, so each instant counts once: as Kubernetes
 // work if any such step runs then, else as loading if a loading step runs,
 // else as overhead. The last SettleDelay of each wait-settled step counts
-// as overhead.
+// as overhead (SettleMargin), as does the end of each other wait step as
+// long as its poll window (PollLatency).
 func Split(events []Event) (map[string]float64, float64, error) {
 	spans, err := SpansOf(events)
 	if err != nil {
@@ -102,12 +109,19 @@ func Split(events []Event) (map[string]float64, float64, error) {
 			continue
 		}
 		end := s.End
-		if s.StepID == waitSettled {
+		switch {
+		case s.StepID == waitSettled:
 			end = end.Add(-SettleDelay)
 			if end.Before(s.Start) {
 				end = s.Start
 			}
 			intervals[SettleMargin] = append(intervals[SettleMargin], [2]time.Time{end, s.End})
+		case s.Wait != nil && WorkOf(s) == KubernetesWork:
+			end = end.Add(-time.Duration(s.Wait.NoticedWithinSeconds * float64(time.Second)))
+			if end.Before(s.Start) {
+				end = s.Start
+			}
+			intervals[PollLatency] = append(intervals[PollLatency], [2]time.Time{end, s.End})
 		}
 		if w := WorkOf(s); w != OverheadWork && end.After(s.Start) {
 			intervals[w] = append(intervals[w], [2]time.Time{s.Start, end})
@@ -119,6 +133,7 @@ func Split(events []Event) (map[string]float64, float64, error) {
 		KubernetesWork: length(k8s),
 		LoadingWork:    length(work) - length(k8s),
 		SettleMargin:   length(append(work, intervals[SettleMargin]...)) - length(work),
+		PollLatency:    length(append(work, intervals[PollLatency]...)) - length(work),
 	}
 	wall := total.End.Sub(total.Start).Seconds()
 	split[OverheadWork] = wall - split[KubernetesWork] - split[LoadingWork]
@@ -152,6 +167,10 @@ type StepTotal struct {
 	// Sum is the time of all its runs, Longest the longest run's, Wall the
 	// time during which at least one of its runs ran, in seconds.
 	Sum, Longest, Wall float64
+	// Polls and Noticed sum, over its runs that waited for a condition,
+	// their polls and their windows for noticing it (seconds).
+	Polls   int
+	Noticed float64
 }
 
 // Steps returns, for each step that ran, its StepTotal, in the order the
@@ -181,6 +200,10 @@ func Steps(events []Event) ([]StepTotal, error) {
 		st.Longest = max(st.Longest, d)
 		nodes[s.StepID][s.Node] = true
 		intervals[s.StepID] = append(intervals[s.StepID], [2]time.Time{s.Start, s.End})
+		if s.Wait != nil {
+			st.Polls += s.Wait.Polls
+			st.Noticed += s.Wait.NoticedWithinSeconds
+		}
 	}
 	out := make([]StepTotal, 0, len(order))
 	for _, id := range order {
@@ -206,12 +229,17 @@ func StepsText(events []Event) (string, error) {
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Wall > steps[j].Wall })
 	var b strings.Builder
-	fmt.Fprintf(&b, "wall time %.1f s: Kubernetes' work %.1f s, loading %.1f s, the tool's overhead %.1f s (of which settle margins %.1f s)\n",
-		wall, split[KubernetesWork], split[LoadingWork], split[OverheadWork], split[SettleMargin])
-	fmt.Fprintf(&b, "%-40s %-10s %5s %5s %9s %9s %9s\n", "step", "work", "nodes", "runs", "wall (s)", "sum (s)", "max (s)")
+	fmt.Fprintf(&b, "wall time %.1f s: Kubernetes' work %.1f s, loading %.1f s, the tool's overhead %.1f s (of which settle margins %.1f s, noticing waited-for conditions at most %.1f s)\n",
+		wall, split[KubernetesWork], split[LoadingWork], split[OverheadWork], split[SettleMargin], split[PollLatency])
+	fmt.Fprintf(&b, "%-40s %-10s %5s %5s %9s %9s %9s %6s %9s\n", "step", "work", "nodes", "runs", "wall (s)", "sum (s)", "max (s)", "polls", "noticed (s)")
 	for _, s := range steps {
-		fmt.Fprintf(&b, "%-40s %-10s %5d %5d %9.1f %9.1f %9.1f\n", s.StepID, s.Work, s.Nodes, s.Runs, s.Wall, s.Sum, s.Longest)
+		polls, noticed := "-", "-"
+		if s.Polls > 0 {
+			polls, noticed = fmt.Sprint(s.Polls), fmt.Sprintf("%.1f", s.Noticed)
+		}
+		fmt.Fprintf(&b, "%-40s %-10s %5d %5d %9.1f %9.1f %9.1f %6s %9s\n", s.StepID, s.Work, s.Nodes, s.Runs, s.Wall, s.Sum, s.Longest, polls, noticed)
 	}
+	b.WriteString("noticed: summed over the step's runs, from the start of the last poll that found the condition not yet so to the end of the one that found it so (an upper bound on the polling's latency)\n")
 	return b.String(), nil
 }
 
