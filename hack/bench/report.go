@@ -329,13 +329,7 @@ func applySeconds(events []timeline.Event) (float64, error) {
 // outsideApply are method's runs' totals minus their `kubeadm upgrade
 // apply`: the time a method spends around the command both run.
 func (s benchSize) outsideApply(method string) []float64 {
-	var v []float64
-	for _, r := range s.Runs {
-		if r.Method == method && r.Failed == "" && r.Apply > 0 {
-			v = append(v, r.Total-r.Apply)
-		}
-	}
-	return v
+	return s.values(method, func(r benchRun) (float64, bool) { return r.Total - r.Apply, r.Apply > 0 })
 }
 
 // benchSize is the runs of one cluster size, both methods.
@@ -348,10 +342,19 @@ func (s benchSize) name() string { return fmt.Sprintf("1 control plane + %d work
 
 // totals returns the total wall times of method's runs.
 func (s benchSize) totals(method string) []float64 {
+	return s.values(method, func(r benchRun) (float64, bool) { return r.Total, true })
+}
+
+// values returns f of each of method's runs that did not fail, where f
+// has a value (its second result).
+func (s benchSize) values(method string, f func(benchRun) (float64, bool)) []float64 {
 	var v []float64
 	for _, r := range s.Runs {
-		if r.Method == method && r.Failed == "" {
-			v = append(v, r.Total)
+		if r.Method != method || r.Failed != "" {
+			continue
+		}
+		if x, ok := f(r); ok {
+			v = append(v, x)
 		}
 	}
 	return v
@@ -359,24 +362,15 @@ func (s benchSize) totals(method string) []float64 {
 
 // phase returns method's wall times of phase.
 func (s benchSize) phase(method, phase string) []float64 {
-	var v []float64
-	for _, r := range s.Runs {
-		if t, ok := r.Phases[phase]; ok && r.Method == method && r.Failed == "" {
-			v = append(v, t)
-		}
-	}
-	return v
+	return s.values(method, func(r benchRun) (float64, bool) {
+		t, ok := r.Phases[phase]
+		return t, ok
+	})
 }
 
 // split returns the share of method's runs' time in work.
 func (s benchSize) split(method, work string) []float64 {
-	var v []float64
-	for _, r := range s.Runs {
-		if r.Method == method && r.Split != nil && r.Failed == "" {
-			v = append(v, r.Split[work])
-		}
-	}
-	return v
+	return s.values(method, func(r benchRun) (float64, bool) { return r.Split[work], r.Split != nil })
 }
 
 // waitSum is a wait step's polls and noticing windows (seconds), summed
@@ -426,19 +420,12 @@ func (s benchSize) waitSteps() []string {
 // waitValues returns, over this build's runs, step id's polls (or, with
 // noticed, its noticing windows).
 func (s benchSize) waitValues(id string, noticed bool) []float64 {
-	var v []float64
-	for _, r := range s.Runs {
-		if r.Method != methodTool || r.Waits == nil || r.Failed != "" {
-			continue
-		}
-		w := r.Waits[id]
+	return s.values(methodTool, func(r benchRun) (float64, bool) {
 		if noticed {
-			v = append(v, w.Noticed)
-		} else {
-			v = append(v, float64(w.Polls))
+			return r.Waits[id].Noticed, r.Waits != nil
 		}
-	}
-	return v
+		return float64(r.Waits[id].Polls), r.Waits != nil
+	})
 }
 
 // stepIDs lists the steps the runs of s went through, in the order the
@@ -462,13 +449,7 @@ func (s benchSize) stepIDs() []string {
 // stepWall returns method's wall times of step id; a run without the step
 // spent nothing there.
 func (s benchSize) stepWall(method, id string) []float64 {
-	var v []float64
-	for _, r := range s.Runs {
-		if r.Method == method && r.Steps != nil && r.Failed == "" {
-			v = append(v, r.Steps[id])
-		}
-	}
-	return v
+	return s.values(method, func(r benchRun) (float64, bool) { return r.Steps[id], r.Steps != nil })
 }
 
 // namedStats are a step's stats.
