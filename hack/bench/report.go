@@ -332,7 +332,7 @@ func (s benchSize) outsideApply(method string) []float64 {
 	return s.values(method, func(r benchRun) (float64, bool) { return r.Total - r.Apply, r.Apply > 0 })
 }
 
-// benchSize is the runs of one cluster size, both methods.
+// benchSize is the runs of one cluster size, every method.
 type benchSize struct {
 	Workers int        `json:"workers"`
 	Runs    []benchRun `json:"runs"`
