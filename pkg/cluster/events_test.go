@@ -33,7 +33,7 @@ func TestUpgradeStepIDsArePinned(t *testing.T) {
 		"preflight/nodes", "preflight/source", "preflight/binaries", "preflight/kubeadm-lock", "preflight/cluster",
 		"preflight/kubeadm-probe", "preflight/kubeadm-config", "preflight/version-skew", "preflight/host", "preflight/drains",
 		"preflight/images", "preflight/disk", "preflight/phases",
-		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/patches", "load-artifacts/import-health-check-image", "load-artifacts/import", "load-artifacts/pull", "load-artifacts/pin",
+		"load-artifacts/stage", "load-artifacts/staged-versions", "load-artifacts/patches", "load-artifacts/import-health-check-image", "load-artifacts/drain-bootstrap", "load-artifacts/import", "load-artifacts/pull", "load-artifacts/pin",
 		"control-plane/kubeadm-config", "control-plane/kubeadm-upgrade-apply", "control-plane/wait-loaded", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
 		"control-plane/install-kubeadm-kubectl",
 		"kubelets/kubeadm-upgrade-node", "kubelets/drain", "kubelets/install", "kubelets/kubelet-flags", "kubelets/restart",

@@ -63,6 +63,7 @@ var displayed = map[cluster.UpgradeStepID]string{
 	stepControlPlaneWait:    "waiting for the control-plane pods to run v1.37.2 and be Ready",
 	stepKubeletsUpgradeNode: "kubeadm upgrade node",
 	StepDrain:               "draining",
+	StepDrainBootstrap:      "draining, from " + FixtureControlPlanes[1] + ", beside the loading (its kubelet is upgraded later)",
 	stepInstall:             "installing kubeadm, kubelet and kubectl v1.37.2",
 	StepRestart:             "restarting the kubelet",
 	stepWaitReady:           "waiting for the node to be Ready at v1.37.2",
@@ -103,6 +104,9 @@ func FixtureUpgrade() []Event {
 	for _, n := range all {
 		tl.Emit("node", "started", "load-artifacts", n, "", "")
 	}
+	// the bootstrap node is drained beside its loading
+	tl.Emit("step", "started", "load-artifacts", FixtureControlPlanes[0], StepDrainBootstrap, "")
+	tl.Emit("step", "finished", "load-artifacts", FixtureControlPlanes[0], StepDrainBootstrap, "success")
 	for _, n := range all {
 		tl.Emit("node", "finished", "load-artifacts", n, "", "success")
 	}

@@ -222,8 +222,13 @@ func WorkersAfterControlPlanes(spans []Span, controlPlanes, workers []string) er
 	return JoinProblems("workers touched before the control plane was done", problems)
 }
 
+// StepDrainBootstrap drains the bootstrap control-plane node beside its
+// loading; its kubelets/drain is then skipped.
+var StepDrainBootstrap = StepID("load-artifacts/drain-bootstrap")
+
 // CordonWindow is the time the upgrade had a node cordoned, at most: from
-// the start of its drain to the end of its uncordoning.
+// the start of its first drain (StepDrainBootstrap or StepDrain) to the
+// end of its uncordoning.
 type CordonWindow struct {
 	Node       string
 	Start, End time.Time
@@ -234,7 +239,10 @@ type CordonWindow struct {
 func CordonWindows(spans []Span) ([]CordonWindow, error) {
 	var windows []CordonWindow
 	var problems []string
-	for _, d := range Find(spans, func(s Span) bool { return s.Kind == "step" && s.StepID == StepDrain }) {
+	drains := Find(spans, func(s Span) bool {
+		return s.Kind == "step" && (s.StepID == StepDrain || s.StepID == StepDrainBootstrap)
+	})
+	for _, d := range drains {
 		w := CordonWindow{Node: d.Node, Start: d.Start}
 		for _, u := range Find(spans, func(s Span) bool {
 			return s.Kind == "step" && s.StepID == StepUncordon && s.Node == d.Node && !s.Start.Before(d.End)
@@ -246,6 +254,12 @@ func CordonWindows(spans []Span) ([]CordonWindow, error) {
 		}
 		if w.End.IsZero() {
 			problems = append(problems, d.Node+" was never uncordoned after its drain")
+			continue
+		}
+		if slices.ContainsFunc(windows, func(o CordonWindow) bool { return o.Node == w.Node && o.End.Equal(w.End) }) {
+			// a later drain of the node before the same uncordoning (the
+			// kubelets phase's, after the early one): the earlier start
+			// stands
 			continue
 		}
 		windows = append(windows, w)

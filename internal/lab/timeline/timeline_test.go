@@ -177,6 +177,11 @@ func TestCordonWindows(t *testing.T) {
 	if want := append(append([]string{}, FixtureControlPlanes...), FixtureWorkers...); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("windows of %v, want %v", got, want)
 	}
+	// the bootstrap node's window opens with its drain beside its loading
+	early := Find(spans, StepOn(FixtureControlPlanes[0], StepDrainBootstrap))[0]
+	if len(windows) > 0 && !windows[0].Start.Equal(early.Start) {
+		t.Errorf("%s's window starts at %s, want its early drain's start %s", windows[0].Node, windows[0].Start, early.Start)
+	}
 }
 
 func TestLocate(t *testing.T) {

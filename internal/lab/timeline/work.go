@@ -60,6 +60,7 @@ var workOf = map[cluster.UpgradeStepID]string{
 	StepID("control-plane/kubeadm-upgrade-node"):       KubernetesWork,
 	StepID("kubelets/kubeadm-upgrade-node"):            KubernetesWork,
 	StepDrain:                                          KubernetesWork,
+	StepID("load-artifacts/drain-bootstrap"):           KubernetesWork,
 	StepRestart:                                        KubernetesWork,
 	StepID("control-plane/wait-pods"):                  KubernetesWork,
 	waitSettled:                                        KubernetesWork,

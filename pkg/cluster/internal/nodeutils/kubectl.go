@@ -36,6 +36,22 @@ func Kubectl(ctx context.Context, n nodes.Node, args ...string) exec.Cmd {
 	return n.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig=" + AdminKubeconfig}, args...)...)
 }
 
+// StdinKubeconfig is the kubeconfig path of KubectlWith's commands: the
+// kubeconfig comes on kubectl's stdin and is written nowhere on the node.
+const StdinKubeconfig = "/dev/stdin"
+
+// KubectlWith returns a command running the node's kubectl against the
+// cluster with kubeconfig, handed on its stdin: for a node that lacks the
+// admin kubeconfig (a worker). A nil kubeconfig is Kubectl's.
+func KubectlWith(ctx context.Context, n nodes.Node, kubeconfig []byte, args ...string) exec.Cmd {
+	if kubeconfig == nil {
+		return Kubectl(ctx, n, args...)
+	}
+	cmd := n.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig=" + StdinKubeconfig}, args...)...)
+	cmd.SetStdin(bytes.NewReader(kubeconfig))
+	return cmd
+}
+
 // KubectlExitMark begins the line KubectlAllScript prints after each run
 // of kubectl, with its exit status (fake nodes print it too). No answer
 // of kubectl holds a line beginning so: JSON lines begin with a bracket,

@@ -23,6 +23,8 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
 )
 
 // TestFakeDrainRefusesBarePods shows the fake drains as kubectl does: a pod
@@ -188,5 +190,64 @@ func TestUserCordonedNodeStaysCordoned(t *testing.T) {
 		if !drained[n.Name] {
 			t.Errorf("node %s was not drained", n.Name)
 		}
+	}
+}
+
+// TestBootstrapDrainedBesideItsLoading: with one control-plane node and a
+// worker, the worker drains the control-plane node while it loads, its
+// kubectl handed the admin kubeconfig on stdin (a worker has none), before
+// kubeadm upgrade apply; the kubelets phase finds it drained, and it is
+// uncordoned at the end. When the kubelets phase is skipped, nothing
+// drains it.
+func TestBootstrapDrainedBesideItsLoading(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, 1, fakenode.Flat)
+	rec := mustUpgrade(t, e)
+	assertUpgraded(t, e.cluster)
+	drainAt, applyAt := -1, -1
+	for i, c := range e.cluster.Calls {
+		argv := strings.Join(c.Argv, " ")
+		switch {
+		case strings.Contains(argv, "kubeadm upgrade apply") && applyAt < 0:
+			applyAt = i
+		case c.Argv[0] == "kubectl" && strings.Contains(argv, " drain kind-control-plane ") && drainAt < 0:
+			drainAt = i
+			if c.Node != "kind-worker" || !strings.Contains(argv, "--kubeconfig=/dev/stdin") || c.Err {
+				t.Errorf("the control-plane node was first drained by %s (err %v), want from kind-worker with the kubeconfig on stdin", c, c.Err)
+			}
+		}
+	}
+	if drainAt < 0 || applyAt < 0 || drainAt > applyAt {
+		t.Errorf("the drain of the control-plane node (call %d) does not come before kubeadm upgrade apply (call %d)", drainAt, applyAt)
+	}
+	outcomes := map[string]string{}
+	for _, ev := range rec.events {
+		if ev.Event.Event == report.EventFinished && ev.Node == "kind-control-plane" && ev.StepID != "" {
+			outcomes[string(ev.StepID)] = ev.Outcome + " " + ev.Message
+		}
+	}
+	if got := outcomes[string(stepid.LoadDrainBootstrap)]; got != report.OutcomeSuccess+" " {
+		t.Errorf("%s of kind-control-plane: %q, want a success", stepid.LoadDrainBootstrap, got)
+	}
+	if got := outcomes[string(stepid.KubeletsDrain)]; got != report.OutcomeSkipped+" already drained" {
+		t.Errorf("%s of kind-control-plane: %q, want skipped as already drained", stepid.KubeletsDrain, got)
+	}
+	for _, n := range e.cluster.Nodes {
+		if n.Unschedulable {
+			t.Errorf("node %s is left cordoned", n.Name)
+		}
+	}
+
+	skip := newEnv(t, 1, 1, fakenode.Flat)
+	if _, err := skip.run(func(o *upgrade.Options) { o.SkipPhases = []string{actions.PhaseKubelets} }); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range skip.cluster.Calls {
+		if c.Argv[0] == "kubectl" && strings.Contains(strings.Join(c.Argv, " "), " drain ") {
+			t.Errorf("with the kubelets phase skipped, a node was drained: %s", c)
+		}
+	}
+	if skip.cluster.Node("kind-control-plane").Unschedulable {
+		t.Error("with the kubelets phase skipped, the control-plane node is left cordoned")
 	}
 }

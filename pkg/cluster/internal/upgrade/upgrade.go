@@ -89,7 +89,7 @@ var workflow = []phase{
 		action: preflight.NewAction(),
 	},
 	{
-		Phase:            Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the bootstrap control-plane node (and kubeadm's pause image on the nodes that lack it), then, beside the control-plane phase, the other control-plane nodes in parallel (each before its own kubeadm upgrade node) and the workers in parallel", true},
+		Phase:            Phase{loadartifacts.Phase, "stream kubeadm, kubelet, kubectl and the images each node needs into the nodes: the bootstrap control-plane node (and kubeadm's pause image on the nodes that lack it), then, beside the control-plane phase, the other control-plane nodes in parallel (each before its own kubeadm upgrade node) and the workers in parallel; when the kubelets phase will upgrade the bootstrap node's kubelet, another node drains it beside its loading", true},
 		action:           loadartifacts.NewAction(),
 		steps:            loadartifacts.Steps,
 		leavesWorkBeside: true,
@@ -106,7 +106,7 @@ var workflow = []phase{
 		},
 	},
 	{
-		Phase:    Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain, install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
+		Phase:    Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain (the bootstrap node is already drained), install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
 		action:   kubelets.NewAction(),
 		steps:    kubelets.Steps,
 		done:     "upgraded the kubelets to %s",

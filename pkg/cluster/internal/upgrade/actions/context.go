@@ -391,6 +391,14 @@ func (c *Context) Kube() kube.Client {
 	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.APIBackoff, Logger: c.Logger, RetryForbidden: c.apiRestarts}
 }
 
+// KubeOn is Kube's client running kubectl on node n instead, handed
+// kubeconfig (the admin kubeconfig's content) when n lacks it.
+func (c *Context) KubeOn(n nodes.Node, kubeconfig []byte) kube.Client {
+	k := c.Kube()
+	k.On, k.Kubeconfig = n, kubeconfig
+	return k
+}
+
 // MovesKubelet reports whether the kubelet of the node named name is one
 // the user chose to move (every node's unless --nodes chose some).
 func (s *State) MovesKubelet(name string) bool {

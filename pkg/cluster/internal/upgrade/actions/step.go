@@ -134,18 +134,7 @@ func (c *Context) runSteps(phase, node string, steps []Step, hooks StepHooks) er
 		}
 		ran := false
 		for _, s := range steps {
-			err := c.Report.Run(report.Scope{Phase: phase, Node: node, StepID: s.id(), Step: s.name()}, func() (bool, string, error) {
-				work, reason, err := s.check()
-				if err != nil {
-					return false, "", c.Cancelled(err)
-				}
-				if work == nil {
-					return true, reason, nil
-				}
-				ran = true
-				return false, "", c.Cancelled(work())
-			})
-			if err != nil {
+			if err := c.runStep(phase, node, s, &ran); err != nil {
 				if hooks.Failing != nil {
 					hooks.Failing()
 				}
@@ -154,6 +143,32 @@ func (c *Context) runSteps(phase, node string, steps []Step, hooks StepHooks) er
 		}
 		return !ran, "", nil
 	})
+}
+
+// runStep runs step s of node, reporting it, and sets ran when it did
+// work.
+func (c *Context) runStep(phase, node string, s Step, ran *bool) error {
+	return c.Report.Run(report.Scope{Phase: phase, Node: node, StepID: s.id(), Step: s.name()}, func() (bool, string, error) {
+		work, reason, err := s.check()
+		if err != nil {
+			return false, "", c.Cancelled(err)
+		}
+		if work == nil {
+			return true, reason, nil
+		}
+		*ran = true
+		return false, "", c.Cancelled(work())
+	})
+}
+
+// RunStepFor runs step s of phase for node, reported as node's step, from
+// another node's run: for a step that acts on node with commands run
+// elsewhere, while node's own run does other work (the drain of the
+// bootstrap control-plane node while it loads). Its events are the step's
+// alone: node's run (its node events) is its own.
+func (c *Context) RunStepFor(phase, node string, s Step) error {
+	ran := false
+	return c.runStep(phase, node, s, &ran)
 }
 
 // Cancelled returns err, saying that the run was cancelled when its

@@ -298,7 +298,7 @@ func NewClusterWithImages(name, version string, controlPlanes, workers int, cfg 
 		}
 		needed := images
 		if role == constants.ControlPlaneNodeRoleValue {
-			n.Files["/etc/kubernetes/admin.conf"] = &File{Content: []byte("admin"), Mode: 0o600}
+			n.Files[adminKubeconfig] = &File{Content: []byte("admin"), Mode: 0o600}
 			for _, image := range images {
 				if component := imageref.Component(image); isStatic(component) {
 					n.Files[manifestPath(component)] = &File{Content: []byte(manifest(component, image, nil)), Mode: 0o600}

@@ -243,7 +243,13 @@ func (n *Node) run(argv []string, stdin []byte) (string, int) {
 	case "systemctl":
 		return n.runSystemctl(args)
 	case "kubectl", "/usr/bin/kubectl":
-		return n.runKubectl(kubectlArgs(argv))
+		kubeconfig := adminKubeconfig
+		for _, a := range args {
+			if strings.HasPrefix(a, "--kubeconfig=") {
+				kubeconfig = strings.TrimPrefix(a, "--kubeconfig=")
+			}
+		}
+		return n.runKubectl(kubeconfig, kubectlArgs(argv), stdin)
 	case "kubelet", "kubeadm":
 		return n.runBinary("/usr/bin/"+name, args)
 	}

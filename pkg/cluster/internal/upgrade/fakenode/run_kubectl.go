@@ -23,11 +23,24 @@ import (
 	"strings"
 )
 
-// runKubectl simulates the API server through kubectl.
-func (n *Node) runKubectl(args []string) (string, int) {
+// adminKubeconfig is where kubeadm writes the admin kubeconfig on
+// control-plane nodes.
+const adminKubeconfig = "/etc/kubernetes/admin.conf"
+
+// runKubectl simulates the API server through kubectl, run with the
+// kubeconfig at kubeconfig: the node's admin kubeconfig, or /dev/stdin,
+// which must then hand it the cluster's (the one on its control-plane
+// nodes).
+func (n *Node) runKubectl(kubeconfig string, args []string, stdin []byte) (string, int) {
 	c := n.cluster
-	if n.Files["/etc/kubernetes/admin.conf"] == nil {
-		return "error: stat /etc/kubernetes/admin.conf: no such file or directory", 1
+	switch {
+	case kubeconfig == "/dev/stdin" && len(stdin) == 0:
+		// an empty kubeconfig: kubectl's defaults
+		return "The connection to the server localhost:8080 was refused - did you specify the right host or port?", 1
+	case kubeconfig == "/dev/stdin" && !c.isAdminKubeconfig(stdin):
+		return "error: error loading config file \"/dev/stdin\": couldn't get version/kind; json parse error: invalid character looking for beginning of value", 1
+	case kubeconfig != "/dev/stdin" && n.Files[kubeconfig] == nil:
+		return "error: stat " + kubeconfig + ": no such file or directory", 1
 	}
 	if !c.APIServerUp {
 		return apiRefused, 1
@@ -199,4 +212,15 @@ func condition(t string, ok bool) map[string]string {
 		status = "True"
 	}
 	return map[string]string{"type": t, "status": status, "lastTransitionTime": "2026-01-01T00:00:00Z"}
+}
+
+// isAdminKubeconfig reports whether content is the admin kubeconfig of
+// c's control-plane nodes.
+func (c *Cluster) isAdminKubeconfig(content []byte) bool {
+	for _, n := range c.Nodes {
+		if f := n.Files[adminKubeconfig]; f != nil && string(f.Content) == string(content) {
+			return true
+		}
+	}
+	return false
 }

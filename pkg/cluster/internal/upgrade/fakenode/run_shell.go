@@ -162,7 +162,7 @@ func (n *Node) runShell(args []string, stdin []byte) (string, int) {
 func (n *Node) kubectlAll(requests []string) string {
 	var b strings.Builder
 	for _, request := range requests {
-		out, code := n.runKubectl(kubectlArgs(append([]string{"kubectl"}, strings.Split(request, "\n")...)))
+		out, code := n.runKubectl(adminKubeconfig, kubectlArgs(append([]string{"kubectl"}, strings.Split(request, "\n")...)), nil)
 		if code == 0 {
 			b.WriteString(out)
 		}

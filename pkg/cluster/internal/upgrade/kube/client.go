@@ -31,9 +31,14 @@ import (
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 )
 
-// Client runs kubectl on a control-plane node (On) with the admin kubeconfig.
+// Client runs kubectl on a control-plane node (On) with the admin kubeconfig,
+// or on any node with Kubeconfig.
 type Client struct {
 	On nodes.Node
+	// Kubeconfig, when set, is the admin kubeconfig's content, handed to
+	// kubectl on its stdin (nodeutils.KubectlWith): for a node On that
+	// lacks it. ReadAll refuses it.
+	Kubeconfig []byte
 	// Retries is how many times a request that failed transiently (see
 	// Transient) is tried again; Backoff is the first pause before that,
 	// doubled after each try. The zero Client does not retry.
@@ -87,7 +92,7 @@ func (c Client) output(ctx context.Context, args ...string) ([]byte, error) {
 	what := "kubectl " + strings.Join(args, " ")
 	err := c.try(ctx, func() (string, string, error) {
 		var err error
-		out, err = exec.Output(nodeutils.Kubectl(ctx, c.On, c.argv(args)...))
+		out, err = exec.Output(nodeutils.KubectlWith(ctx, c.On, c.Kubeconfig, c.argv(args)...))
 		if err != nil {
 			return what, runMessage(err), err
 		}
@@ -175,6 +180,10 @@ func (c Client) ReadAll(ctx context.Context, reads ...Read) []error {
 	err := c.try(ctx, func() (string, string, error) {
 		failed = 0
 		all := strings.Join(names, ", then ")
+		if c.Kubeconfig != nil {
+			// the script runs kubectl once per read, and stdin is read once
+			return all, "", errors.Errorf("reads sent together need the admin kubeconfig on node %q", c.On)
+		}
 		cmd, err := nodeutils.KubectlAll(ctx, c.On, requests...)
 		if err != nil {
 			return all, "", err

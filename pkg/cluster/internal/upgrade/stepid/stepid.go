@@ -48,9 +48,13 @@ const (
 	// LoadImportHealthCheck imports kubeadm's pause image first on a node
 	// loaded beside the control-plane phase that lacks it.
 	LoadImportHealthCheck ID = "load-artifacts/import-health-check-image"
-	LoadImport            ID = "load-artifacts/import"
-	LoadPull              ID = "load-artifacts/pull"
-	LoadPin               ID = "load-artifacts/pin"
+	// LoadDrainBootstrap drains the bootstrap control-plane node, from
+	// another node, beside the bootstrap node's loading: the kubelets
+	// phase then finds it drained.
+	LoadDrainBootstrap ID = "load-artifacts/drain-bootstrap"
+	LoadImport         ID = "load-artifacts/import"
+	LoadPull           ID = "load-artifacts/pull"
+	LoadPin            ID = "load-artifacts/pin"
 
 	ControlPlaneConfig ID = "control-plane/kubeadm-config"
 	ControlPlaneApply  ID = "control-plane/kubeadm-upgrade-apply"
@@ -92,7 +96,7 @@ func All() []ID {
 	return []ID{
 		PreflightNodes, PreflightSource, PreflightBinaries, PreflightKubeadmLock, PreflightCluster, PreflightProbe,
 		PreflightConfig, PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
-		LoadStage, LoadStagedVersions, LoadPatches, LoadImportHealthCheck, LoadImport, LoadPull, LoadPin,
+		LoadStage, LoadStagedVersions, LoadPatches, LoadImportHealthCheck, LoadDrainBootstrap, LoadImport, LoadPull, LoadPin,
 		ControlPlaneConfig, ControlPlaneApply, ControlPlaneLoaded, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,

@@ -155,8 +155,8 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		actions.Task{
 			ID:   stepid.KubeletsDrain,
 			Name: "draining",
-			Done: func() (bool, string, error) { return drainDone(ctx, n) },
-			Run:  func() error { return drain(ctx, n) },
+			Done: func() (bool, string, error) { return drainDone(ctx, ctx.Kube(), n) },
+			Run:  func() error { return drain(ctx, ctx.Kube(), n) },
 		},
 		actions.Todo[[]string]{
 			ID:   stepid.KubeletsInstall,
@@ -224,7 +224,7 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return !ours, "the upgrade did not cordon it", nil
 			},
 			Run: func() error {
-				return patchNode(ctx, n, false, "")
+				return patchNode(ctx, ctx.Kube(), n, false, "")
 			},
 		},
 		actions.Task{
@@ -241,9 +241,65 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	)
 }
 
-// drainDone skips the drain when actions.DrainNeeded says so.
-func drainDone(ctx *actions.Context, n nodes.Node) (bool, string, error) {
-	list, err := ctx.Kube().Nodes(ctx)
+// DrainAheadOn picks the node that drains the bootstrap control-plane node
+// beside the load-artifacts phase, nil for none. When the kubelets phase
+// will move the bootstrap node's kubelet, it drains the node first; that
+// drain waits for the node's pods to stop (CoreDNS's lame duck alone is
+// 5 s) and need not wait for kubeadm upgrade apply: it is done while the
+// bootstrap node loads, and the kubelets phase finds the node drained.
+// A node runs one command at a time, so it runs from another node, idle
+// then but for its pause image: another control-plane node, with its
+// admin kubeconfig, else the first worker, handed it (AheadKubeconfig).
+// The node stays cordoned through the control-plane phase: the cluster's
+// other nodes take its pods, and kubeadm's health-check Job.
+func DrainAheadOn(st *actions.State) nodes.Node {
+	if !st.UpgradesKubelets || st.ControlPlaneOnly || st.KubeletsAt != "" || st.Bootstrap == nil || !st.MovesKubelet(st.Bootstrap.String()) {
+		return nil
+	}
+	switch {
+	case len(st.ControlPlanes) > 1:
+		return st.ControlPlanes[1]
+	case len(st.Workers) > 0:
+		return st.Workers[0]
+	}
+	return nil
+}
+
+// AheadKubeconfig reads the admin kubeconfig on the bootstrap
+// control-plane node when node on, DrainAheadOn's, lacks it (a worker);
+// nil when on has its own.
+func AheadKubeconfig(ctx *actions.Context, on nodes.Node) ([]byte, error) {
+	if ctx.State.IsControlPlane(on) {
+		return nil, nil
+	}
+	content, ok, err := nodeutils.ReadFile(ctx, ctx.State.Bootstrap, nodeutils.AdminKubeconfig)
+	if err == nil && !ok {
+		err = errors.Errorf("control-plane node %q has no %s", ctx.State.Bootstrap, nodeutils.AdminKubeconfig)
+	}
+	if err != nil {
+		return nil, errors.Wrap(err, "failed to read the admin kubeconfig to drain the bootstrap control-plane node from another node")
+	}
+	return []byte(content), nil
+}
+
+// DrainAheadStep is the bootstrap control-plane node's step that drains
+// it from node on (DrainAheadOn's), its kubectl handed kubeconfig
+// (AheadKubeconfig's); on's run runs it (Context.RunStepFor).
+func DrainAheadStep(ctx *actions.Context, on nodes.Node, kubeconfig []byte) actions.Step {
+	b := ctx.State.Bootstrap
+	client := ctx.KubeOn(on, kubeconfig)
+	return actions.Task{
+		ID:   stepid.LoadDrainBootstrap,
+		Name: "draining, from " + on.String() + ", beside the loading (its kubelet is upgraded later)",
+		Done: func() (bool, string, error) { return drainDone(ctx, client, b) },
+		Run:  func() error { return drain(ctx, client, b) },
+	}
+}
+
+// drainDone skips the drain when actions.DrainNeeded says so; client
+// runs the request.
+func drainDone(ctx *actions.Context, client kube.Client, n nodes.Node) (bool, string, error) {
+	list, err := client.Nodes(ctx)
 	if err != nil {
 		return false, "", err
 	}
@@ -270,9 +326,8 @@ func drainArgs(ctx *actions.Context, n nodes.Node) []string {
 }
 
 // drain cordons n (remembering that this command did) and evicts its pods,
-// respecting PodDisruptionBudgets, within --wait.
-func drain(ctx *actions.Context, n nodes.Node) error {
-	client := ctx.Kube()
+// respecting PodDisruptionBudgets, within --wait; client runs kubectl.
+func drain(ctx *actions.Context, client kube.Client, n nodes.Node) error {
 	kn, err := client.Node(ctx, n.String())
 	if err != nil {
 		return err
@@ -280,15 +335,15 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 	_, ours := kn.Annotations[actions.DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
-		return runDrain(ctx, n)
+		return runDrain(ctx, client, n)
 	}
-	if err := patchNode(ctx, n, true, actions.Cordoned); err != nil {
+	if err := patchNode(ctx, client, n, true, actions.Cordoned); err != nil {
 		return err
 	}
-	if err := runDrain(ctx, n); err != nil {
+	if err := runDrain(ctx, client, n); err != nil {
 		return err
 	}
-	return patchNode(ctx, n, true, actions.Drained)
+	return patchNode(ctx, client, n, true, actions.Drained)
 }
 
 // runDrain runs kubectl drain on n. kubectl refuses a pod no controller
@@ -296,8 +351,7 @@ func drain(ctx *actions.Context, n nodes.Node) error {
 // or with its namespace, or it is a helper of kind's storage provisioner,
 // which deletes it when done), and preflight lets those pass: then
 // runDrain waits for them to be gone, within --wait, and drains once more.
-func runDrain(ctx *actions.Context, n nodes.Node) error {
-	client := ctx.Kube()
+func runDrain(ctx *actions.Context, client kube.Client, n nodes.Node) error {
 	err := client.Run(ctx, drainArgs(ctx, n)...)
 	if err == nil || !strings.Contains(err.Error(), "declare no controller") {
 		return drainBlocked(n, err)
@@ -335,7 +389,7 @@ func runDrain(ctx *actions.Context, n nodes.Node) error {
 // patchNode cordons (or uncordons) n and sets actions.DrainedAnnotation
 // to mark (or removes it when mark is ""), both in one JSON merge patch:
 // one command, and no state in between for an interruption to leave.
-func patchNode(ctx *actions.Context, n nodes.Node, cordon bool, mark string) error {
+func patchNode(ctx *actions.Context, client kube.Client, n nodes.Node, cordon bool, mark string) error {
 	var unschedulable, annotation interface{} // JSON null removes the field
 	if cordon {
 		unschedulable = true
@@ -350,7 +404,7 @@ func patchNode(ctx *actions.Context, n nodes.Node, cordon bool, mark string) err
 	if err != nil {
 		return errors.Wrap(err, "failed to write the node patch")
 	}
-	return ctx.Kube().Run(ctx, "patch", "node", n.String(), "--type=merge", "--patch="+string(patch))
+	return client.Run(ctx, "patch", "node", n.String(), "--type=merge", "--patch="+string(patch))
 }
 
 // drainBlocked says what to do when a PodDisruptionBudget kept a drain

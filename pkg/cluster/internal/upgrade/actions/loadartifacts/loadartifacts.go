@@ -41,6 +41,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/preflight"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/artifacts"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/imageref"
@@ -77,8 +78,9 @@ func NewAction() actions.Action {
 // their taint) and fails when it has not run within 15 s: a node loaded
 // beside that lacks it (kind's node images hold their containerd's
 // sandbox image instead) imports it first, beside the bootstrap node's
-// loading. When the control-plane phase is skipped there is nothing to
-// overlap with: every node is loaded here.
+// loading. The bootstrap node is drained beside its loading too, from
+// one of those nodes (kubelets.DrainAheadOn). When the control-plane phase
+// is skipped there is nothing to overlap with: every node is loaded here.
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
 	now, beside, later := st.ControlPlanes[:1], st.ControlPlanes[1:], st.Workers
@@ -96,11 +98,29 @@ func (a *action) Execute(ctx *actions.Context) error {
 	if err := pullFirst(ctx, all); err != nil {
 		return err
 	}
+	ahead, aheadStep, err := drainAhead(ctx)
+	if err != nil {
+		return err
+	}
 	fns := []func() error{func() error { return load(ctx, now, nil) }}
 	for _, n := range append(append([]nodes.Node{}, beside...), later...) {
-		if step := healthCheckImageStep(ctx, n); step != nil {
-			fns = append(fns, func() error { return ctx.RunSteps(Phase, n.String(), []actions.Step{step}) })
+		step := healthCheckImageStep(ctx, n)
+		drains := ahead != nil && n.String() == ahead.String()
+		if step == nil && !drains {
+			continue
 		}
+		fns = append(fns, func() error {
+			if step != nil {
+				if err := ctx.RunSteps(Phase, n.String(), []actions.Step{step}); err != nil {
+					return err
+				}
+			}
+			if !drains {
+				return nil
+			}
+			// the bootstrap node's step, run from n
+			return ctx.RunStepFor(Phase, st.Bootstrap.String(), aheadStep)
+		})
 	}
 	if err := errors.AggregateConcurrent(fns); err != nil {
 		return err
@@ -122,6 +142,31 @@ func (a *action) Execute(ctx *actions.Context) error {
 		return load(ctx, later, nil)
 	})
 	return nil
+}
+
+// aheadOn is the node that drains the bootstrap control-plane node
+// beside its loading (kubelets.DrainAheadOn), nil for none. Only when the
+// control-plane phase runs: the other nodes load beside it, and until then
+// they are idle but for their pause image.
+func aheadOn(st *actions.State) nodes.Node {
+	if !st.UpgradesControlPlane || st.ControlPlaneOnly {
+		return nil
+	}
+	return kubelets.DrainAheadOn(st)
+}
+
+// drainAhead returns aheadOn's node and the drain step it runs, nil when
+// there is none.
+func drainAhead(ctx *actions.Context) (nodes.Node, actions.Step, error) {
+	on := aheadOn(ctx.State)
+	if on == nil {
+		return nil, nil, nil
+	}
+	kubeconfig, err := kubelets.AheadKubeconfig(ctx, on)
+	if err != nil {
+		return nil, nil, err
+	}
+	return on, kubelets.DrainAheadStep(ctx, on, kubeconfig), nil
 }
 
 // nodeList names list's nodes for a log line.
@@ -211,10 +256,15 @@ func load(ctx *actions.Context, list []nodes.Node, gates map[string]*actions.Gat
 // every node before the rest, then its loading. A worker has none when
 // only the control plane is re-applied.
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
-	if ctx.State.ControlPlaneOnly && !ctx.State.IsControlPlane(n) {
+	st := ctx.State
+	if st.ControlPlaneOnly && !st.IsControlPlane(n) {
 		return nil
 	}
-	return append([]actions.Step{pullStep(ctx, n)}, loadSteps(ctx, n)...)
+	steps := []actions.Step{pullStep(ctx, n)}
+	if on := aheadOn(st); on != nil && n.String() == st.Bootstrap.String() {
+		steps = append(steps, kubelets.DrainAheadStep(ctx, on, nil))
+	}
+	return append(steps, loadSteps(ctx, n)...)
 }
 
 // pullStep pulls the images no source provides that n needs.
