@@ -52,6 +52,7 @@ var (
 	stepInstall             = StepID("kubelets/install")
 	stepWaitReady           = StepID("kubelets/wait-ready")
 	stepWaitSettled         = StepID("kubelets/wait-settled")
+	stepWaitPrevious        = StepID("kubelets/wait-previous-settled")
 	stepWriteVersion        = StepID("kubelets/write-version")
 )
 
@@ -68,6 +69,7 @@ var displayed = map[cluster.UpgradeStepID]string{
 	StepRestart:             "restarting the kubelet",
 	stepWaitReady:           "waiting for the node to be Ready at v1.37.2",
 	stepWaitSettled:         "waiting for the control-plane pods and /readyz",
+	stepWaitPrevious:        "waiting for the control-plane pods of the previous node to settle",
 	StepUncordon:            "uncordoning",
 	stepWriteVersion:        "writing /kind/version",
 }
@@ -78,13 +80,19 @@ func (tl *Recorder) Emit(kind, ev, phase, node string, stepID cluster.UpgradeSte
 	tl.events = append(tl.events, Event{Time: tl.now, Kind: kind, Event: ev, Phase: phase, Node: node, StepID: stepID, Step: displayed[stepID], Outcome: outcome})
 }
 
+// Step adds a step of node in phase that started and finished
+// successfully.
+func (tl *Recorder) Step(phase, node string, step cluster.UpgradeStepID) {
+	tl.Emit("step", "started", phase, node, step, "")
+	tl.Emit("step", "finished", phase, node, step, "success")
+}
+
 // Steps adds node's work in phase: the node started, each step started
 // and finished successfully, the node finished.
 func (tl *Recorder) Steps(phase, node string, steps ...cluster.UpgradeStepID) {
 	tl.Emit("node", "started", phase, node, "", "")
 	for _, s := range steps {
-		tl.Emit("step", "started", phase, node, s, "")
-		tl.Emit("step", "finished", phase, node, s, "success")
+		tl.Step(phase, node, s)
 	}
 	tl.Emit("node", "finished", phase, node, "", "success")
 }
@@ -118,10 +126,25 @@ func FixtureUpgrade() []Event {
 	}
 	tl.Emit("phase", "finished", PhaseControlPlane, "", "", "success")
 	tl.Emit("phase", "started", PhaseKubelets, "", "", "")
-	for _, n := range FixtureControlPlanes {
-		tl.Steps(PhaseKubelets, n, StepDrain, stepInstall, StepRestart,
-			stepWaitReady, stepWaitSettled, StepUncordon, stepWriteVersion)
+	// each control-plane node settles beside the next one's drain and
+	// install, which waits for it before its kubelet restart
+	for i, n := range FixtureControlPlanes {
+		tl.Emit("node", "started", PhaseKubelets, n, "", "")
+		tl.Step(PhaseKubelets, n, StepDrain)
+		tl.Step(PhaseKubelets, n, stepInstall)
+		if i > 0 {
+			prev := FixtureControlPlanes[i-1]
+			tl.Emit("step", "started", PhaseKubelets, n, stepWaitPrevious, "")
+			tl.Emit("step", "finished", PhaseKubelets, prev, stepWaitSettled, "success")
+			tl.Emit("step", "finished", PhaseKubelets, n, stepWaitPrevious, "success")
+		}
+		for _, s := range []cluster.UpgradeStepID{StepRestart, stepWaitReady, StepUncordon, stepWriteVersion} {
+			tl.Step(PhaseKubelets, n, s)
+		}
+		tl.Emit("node", "finished", PhaseKubelets, n, "", "success")
+		tl.Emit("step", "started", PhaseKubelets, n, stepWaitSettled, "")
 	}
+	tl.Emit("step", "finished", PhaseKubelets, FixtureControlPlanes[len(FixtureControlPlanes)-1], stepWaitSettled, "success")
 	for _, n := range FixtureWorkers {
 		tl.Steps(PhaseKubelets, n, stepKubeletsUpgradeNode, StepDrain, stepInstall, StepRestart,
 			stepWaitReady, StepUncordon, stepWriteVersion)

@@ -64,6 +64,7 @@ var workOf = map[cluster.UpgradeStepID]string{
 	StepRestart:                                        KubernetesWork,
 	StepID("control-plane/wait-pods"):                  KubernetesWork,
 	waitSettled:                                        KubernetesWork,
+	StepID("kubelets/wait-previous-settled"):           KubernetesWork,
 	StepID("kubelets/wait-ready"):                      KubernetesWork,
 	StepID("verify/workloads"):                         KubernetesWork,
 	StepID("load-artifacts/stage"):                     LoadingWork,

@@ -94,7 +94,7 @@ func TestHAReport(t *testing.T) {
 		for _, want := range []string{
 			"kind create cluster: 90.0s",
 			"100.00%), no outage",
-			"answered by: ha-control-plane 165, ha-control-plane2 164, ha-control-plane3 164\n",
+			"answered by: ha-control-plane 170, ha-control-plane2 170, ha-control-plane3 169\n",
 			"  control-plane      19.0s\n",
 			"ha-worker2: +", "container restarts 1",
 		} {

@@ -19,6 +19,7 @@ package upgrade_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
@@ -196,8 +197,8 @@ func TestUserCordonedNodeStaysCordoned(t *testing.T) {
 // TestBootstrapDrainedBesideItsLoading: with one control-plane node and a
 // worker, the worker drains the control-plane node while it loads, its
 // kubectl handed the admin kubeconfig on stdin (a worker has none), before
-// kubeadm upgrade apply; the kubelets phase finds it drained, and it is
-// uncordoned at the end. When the kubelets phase is skipped, nothing
+// kubeadm upgrade apply; the kubelets phase's drain finds nothing left to
+// evict, and the node is uncordoned at the end. When the kubelets phase is skipped, nothing
 // drains it.
 func TestBootstrapDrainedBesideItsLoading(t *testing.T) {
 	t.Parallel()
@@ -229,9 +230,10 @@ func TestBootstrapDrainedBesideItsLoading(t *testing.T) {
 	if got := outcomes[string(stepid.LoadDrainBootstrap)]; got != report.OutcomeSuccess+" " {
 		t.Errorf("%s of kind-control-plane: %q, want a success", stepid.LoadDrainBootstrap, got)
 	}
-	if got := outcomes[string(stepid.KubeletsDrain)]; got != report.OutcomeSkipped+" already drained" {
-		t.Errorf("%s of kind-control-plane: %q, want skipped as already drained", stepid.KubeletsDrain, got)
+	if got := outcomes[string(stepid.KubeletsDrain)]; got != report.OutcomeSuccess+" " {
+		t.Errorf("%s of kind-control-plane: %q, want a success", stepid.KubeletsDrain, got)
 	}
+
 	for _, n := range e.cluster.Nodes {
 		if n.Unschedulable {
 			t.Errorf("node %s is left cordoned", n.Name)
@@ -249,5 +251,79 @@ func TestBootstrapDrainedBesideItsLoading(t *testing.T) {
 	}
 	if skip.cluster.Node("kind-control-plane").Unschedulable {
 		t.Error("with the kubelets phase skipped, the control-plane node is left cordoned")
+	}
+}
+
+// TestSettleBesideTheNextDrain: with three control-plane nodes, a node's
+// settle runs beside the next node's drain, which runs kubectl on that
+// node (the bootstrap node's reads the settle); the next node's kubelet
+// restarts only once the settle is over, and no node is drained while
+// another is cordoned. With two control-plane nodes (etcd's quorum needs
+// both) or a caller's hook, each node settles before the next is touched.
+func TestSettleBesideTheNextDrain(t *testing.T) {
+	t.Parallel()
+	const settle = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name          string
+		controlPlanes int
+		hook          bool
+		beside        bool
+	}{
+		{name: "three control-plane nodes", controlPlanes: 3, beside: true},
+		{name: "two control-plane nodes", controlPlanes: 2},
+		{name: "three, with a hook", controlPlanes: 3, hook: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, tc.controlPlanes, 1, fakenode.Flat)
+			rec, err := e.run(func(o *upgrade.Options) {
+				o.Settle = settle
+				if tc.hook {
+					o.Hook = func(actions.HookPoint) error { return nil }
+				}
+			})
+			if err != nil {
+				t.Fatalf("upgrade failed: %v", err)
+			}
+			assertUpgraded(t, e.cluster)
+			// when each step of a node started and finished, in event order
+			at := map[string]int{}
+			for i, ev := range rec.events {
+				if ev.Kind == report.KindStep && ev.Phase == actions.PhaseKubelets {
+					at[ev.Node+" "+string(ev.StepID)+" "+ev.Event.Event] = i
+				}
+			}
+			cps := e.cluster.KindNodes()[:tc.controlPlanes]
+			for i := 1; i < len(cps); i++ {
+				prev, n := cps[i-1].String(), cps[i].String()
+				settled, ok := at[prev+" "+string(stepid.KubeletsWaitSettled)+" finished"]
+				drain := at[n+" "+string(stepid.KubeletsDrain)+" started"]
+				if !ok {
+					t.Fatalf("no settle of %s", prev)
+				}
+				if restart := at[n+" "+string(stepid.KubeletsRestart)+" started"]; restart < settled {
+					t.Errorf("%s's kubelet restarted before %s's pods settled", n, prev)
+				}
+				if uncordoned := at[prev+" "+string(stepid.KubeletsUncordon)+" finished"]; drain < uncordoned {
+					t.Errorf("%s was drained before %s was uncordoned", n, prev)
+				}
+				if got := drain < settled; got != tc.beside {
+					t.Errorf("%s's drain started before %s's pods settled: %v, want %v", n, prev, got, tc.beside)
+				}
+			}
+			for _, c := range e.cluster.Calls {
+				argv := strings.Join(c.Argv, " ")
+				if c.Argv[0] != "kubectl" || !strings.Contains(argv, " drain ") || c.About == "kind-control-plane" {
+					continue
+				}
+				want := "kind-control-plane"
+				if tc.beside && c.About != "kind-worker" {
+					want = c.About
+				}
+				if c.Node != want {
+					t.Errorf("%s ran on %s, want on %s", argv, c.Node, want)
+				}
+			}
+		})
 	}
 }

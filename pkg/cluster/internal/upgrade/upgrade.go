@@ -106,7 +106,7 @@ var workflow = []phase{
 		},
 	},
 	{
-		Phase:    Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain (the bootstrap node is already drained), install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon", true},
+		Phase:    Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain (the bootstrap node's pods are already gone), install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon; with three control-plane nodes or more, a control-plane node's static pods settle beside the next one's drain and install, before its kubelet restart", true},
 		action:   kubelets.NewAction(),
 		steps:    kubelets.Steps,
 		done:     "upgraded the kubelets to %s",

@@ -55,3 +55,11 @@ func (g *Gate) Wait(ctx *Context) error {
 		return errors.Wrap(ctx.Err(), "cancelled while waiting for work beside")
 	}
 }
+
+// Ended waits until the gate opens, however long, and returns the work's
+// error: for a caller that must not return while the work runs (work that
+// ends by itself when the run is cancelled).
+func (g *Gate) Ended() error {
+	<-g.done
+	return g.err
+}

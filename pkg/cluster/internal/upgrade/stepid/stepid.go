@@ -50,7 +50,7 @@ const (
 	LoadImportHealthCheck ID = "load-artifacts/import-health-check-image"
 	// LoadDrainBootstrap drains the bootstrap control-plane node, from
 	// another node, beside the bootstrap node's loading: the kubelets
-	// phase then finds it drained.
+	// phase's drain then finds nothing left to evict.
 	LoadDrainBootstrap ID = "load-artifacts/drain-bootstrap"
 	LoadImport         ID = "load-artifacts/import"
 	LoadPull           ID = "load-artifacts/pull"
@@ -73,7 +73,11 @@ const (
 	KubeletsInstall     ID = "kubelets/install"
 	// KubeletsFlags removes from kubeadm's kubelet flags file the flags a
 	// kubelet moved across several minor versions would refuse.
-	KubeletsFlags        ID = "kubelets/kubelet-flags"
+	KubeletsFlags ID = "kubelets/kubelet-flags"
+	// KubeletsWaitPrevious waits, before a control-plane node's kubelet
+	// restart, for the previous control-plane node's settle, which ran
+	// beside this node's drain (three control-plane nodes or more).
+	KubeletsWaitPrevious ID = "kubelets/wait-previous-settled"
 	KubeletsRestart      ID = "kubelets/restart"
 	KubeletsWaitReady    ID = "kubelets/wait-ready"
 	KubeletsWaitSettled  ID = "kubelets/wait-settled"
@@ -98,7 +102,7 @@ func All() []ID {
 		PreflightConfig, PreflightSkew, PreflightHost, PreflightDrains, PreflightImages, PreflightDisk, PreflightPhases,
 		LoadStage, LoadStagedVersions, LoadPatches, LoadImportHealthCheck, LoadDrainBootstrap, LoadImport, LoadPull, LoadPin,
 		ControlPlaneConfig, ControlPlaneApply, ControlPlaneLoaded, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
-		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsRestart,
+		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsWaitPrevious, KubeletsRestart,
 		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,
 		CallerHook,

@@ -54,19 +54,15 @@ func NewAction() actions.Action {
 	return &action{}
 }
 
-// Execute upgrades each control-plane node's kubelet, one node at a time,
-// then the workers', Options.ParallelWorkers at a time: as soon as one
-// worker is done the next one starts. After a failure no other worker
-// starts; those under way finish, and the errors are returned together.
+// Execute upgrades each control-plane node's kubelet, one node at a time
+// (controlPlanes), then the workers', Options.ParallelWorkers at a time:
+// as soon as one worker is done the next one starts. After a failure no
+// other worker starts; those under way finish, and the errors are
+// returned together.
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
-	for _, n := range st.ControlPlanes {
-		if !st.MovesKubelet(n.String()) {
-			continue
-		}
-		if err := ctx.RunSteps(Phase, n.String(), Steps(ctx, n)); err != nil {
-			return err
-		}
+	if err := controlPlanes(ctx); err != nil {
+		return err
 	}
 	slots := make(chan struct{}, max(1, ctx.Options.ParallelWorkers))
 	var (
@@ -121,8 +117,84 @@ func (a *action) Execute(ctx *actions.Context) error {
 	return errors.NewAggregate(failed)
 }
 
+// controlPlanes upgrades the control-plane nodes' kubelets, one node at a
+// time. With settleBeside, a node's settle (the last of its steps) runs
+// beside the next node's drain and install, and that node waits for it
+// before its kubelet restart; the workers wait for the last one.
+func controlPlanes(ctx *actions.Context) error {
+	st := ctx.State
+	settled := map[string]*actions.Gate{}
+	var last *actions.Gate // the settle running beside, nil for none
+	waitLast := func(err error) error {
+		if last == nil {
+			return err
+		}
+		// no settle is left running (cancelled, it ends at once): its
+		// error, if any, is its step's
+		if werr := last.Ended(); err == nil {
+			err = werr
+		}
+		return err
+	}
+	for _, n := range st.ControlPlanes {
+		if !st.MovesKubelet(n.String()) {
+			continue
+		}
+		steps := steps(ctx, n, settled)
+		if !settleBeside(ctx) {
+			if err := ctx.RunSteps(Phase, n.String(), steps); err != nil {
+				return err
+			}
+			continue
+		}
+		settle := steps[len(steps)-1]
+		if err := ctx.RunSteps(Phase, n.String(), steps[:len(steps)-1]); err != nil {
+			return waitLast(err)
+		}
+		g := actions.NewGate()
+		settled[n.String()], last = g, g
+		go func() { g.Open(ctx.RunStepFor(Phase, n.String(), settle)) }()
+	}
+	return waitLast(nil)
+}
+
+// settleBeside reports whether a control-plane node's settle runs beside
+// the next node's drain: with three control-plane nodes or more, etcd
+// keeps its quorum and kind's load balancer an API server while one node's
+// static pods are replaced, and a drain needs no more. Not with a caller's
+// hook, which runs after each node and must find it settled.
+func settleBeside(ctx *actions.Context) bool {
+	return len(ctx.State.ControlPlanes) >= 3 && ctx.Hook == nil
+}
+
+// previous returns the control-plane node whose kubelet the phase moves
+// before control-plane node n's, nil for none.
+func previous(st *actions.State, n nodes.Node) nodes.Node {
+	var prev nodes.Node
+	for _, cp := range st.ControlPlanes {
+		if cp.String() == n.String() {
+			return prev
+		}
+		if st.MovesKubelet(cp.String()) {
+			prev = cp
+		}
+	}
+	return nil
+}
+
 // Steps are the steps of this phase on node n.
 func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
+	return steps(ctx, n, nil)
+}
+
+// steps are the steps of this phase on node n; settled are the gates of
+// the control-plane nodes' settles running beside (settleBeside), by
+// node, nil for the plan. With settleBeside, a control-plane node's settle
+// is its last step, after its uncordoning: the node is Ready at the target
+// then, and the next node may be drained meanwhile, from its own kubectl
+// (the bootstrap node's may be reading the settle); its kubelet restart
+// waits for the settle.
+func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate) []actions.Step {
 	st := ctx.State
 	if !st.MovesKubelet(n.String()) {
 		// --nodes leaves it
@@ -132,6 +204,14 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 	if isCP {
 		// restarting its kubelet restarts its API server
 		ctx = ctx.AfterAPIRestarts()
+	}
+	beside := isCP && settleBeside(ctx)
+	var prev nodes.Node
+	drainer := ctx.Kube()
+	if beside {
+		if prev = previous(st, n); prev != nil {
+			drainer = ctx.KubeOn(n, nil)
+		}
 	}
 	var steps []actions.Step
 	if !isCP {
@@ -155,8 +235,8 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 		actions.Task{
 			ID:   stepid.KubeletsDrain,
 			Name: "draining",
-			Done: func() (bool, string, error) { return drainDone(ctx, ctx.Kube(), n) },
-			Run:  func() error { return drain(ctx, ctx.Kube(), n) },
+			Done: func() (bool, string, error) { return drainDone(ctx, drainer, n) },
+			Run:  func() error { return drain(ctx, drainer, n, true) },
 		},
 		actions.Todo[[]string]{
 			ID:   stepid.KubeletsInstall,
@@ -186,6 +266,25 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 				return nodeutils.WriteString(ctx, n, KubeadmFlagsEnv, 0o644, withoutFlags(e.content, e.stale))
 			},
 		},
+	)
+	if prev != nil {
+		steps = append(steps, actions.Task{
+			ID:   stepid.KubeletsWaitPrevious,
+			Name: "waiting for the control-plane pods of " + prev.String() + " to settle",
+			Run: func() error {
+				g := settled[prev.String()]
+				if g == nil {
+					// not run beside in this phase
+					return nil
+				}
+				if err := g.Wait(ctx); err != nil {
+					return errors.Wrapf(err, "the control-plane pods of node %q did not settle", prev)
+				}
+				return nil
+			},
+		})
+	}
+	steps = append(steps,
 		actions.Task{
 			ID:   stepid.KubeletsRestart,
 			Name: "restarting the kubelet",
@@ -204,14 +303,15 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			Run:  func() error { return waitForNode(ctx, n) },
 		},
 	)
-	if isCP {
-		steps = append(steps, actions.Task{
-			ID:   stepid.KubeletsWaitSettled,
-			Name: "waiting for the control-plane pods and /readyz",
-			Run:  func() error { return waitSettled(ctx, n) },
-		})
+	settle := actions.Task{
+		ID:   stepid.KubeletsWaitSettled,
+		Name: "waiting for the control-plane pods and /readyz",
+		Run:  func() error { return waitSettled(ctx, n) },
 	}
-	return append(steps,
+	if isCP && !beside {
+		steps = append(steps, settle)
+	}
+	steps = append(steps,
 		actions.Task{
 			ID:   stepid.KubeletsUncordon,
 			Name: "uncordoning",
@@ -239,6 +339,10 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 			},
 		},
 	)
+	if beside {
+		steps = append(steps, settle)
+	}
+	return steps
 }
 
 // DrainAheadOn picks the node that drains the bootstrap control-plane node
@@ -246,7 +350,8 @@ func Steps(ctx *actions.Context, n nodes.Node) []actions.Step {
 // will move the bootstrap node's kubelet, it drains the node first; that
 // drain waits for the node's pods to stop (CoreDNS's lame duck alone is
 // 5 s) and need not wait for kubeadm upgrade apply: it is done while the
-// bootstrap node loads, and the kubelets phase finds the node drained.
+// bootstrap node loads, and the kubelets phase's drain finds nothing left
+// to evict.
 // A node runs one command at a time, so it runs from another node, idle
 // then but for its pause image: another control-plane node, with its
 // admin kubeconfig, else the first worker, handed it (AheadKubeconfig).
@@ -284,15 +389,30 @@ func AheadKubeconfig(ctx *actions.Context, on nodes.Node) ([]byte, error) {
 
 // DrainAheadStep is the bootstrap control-plane node's step that drains
 // it from node on (DrainAheadOn's), its kubectl handed kubeconfig
-// (AheadKubeconfig's); on's run runs it (Context.RunStepFor).
+// (AheadKubeconfig's); on's run runs it (Context.RunStepFor). It cordons
+// the node and evicts its pods, and leaves the node marked cordoned, not
+// drained: the kubelets phase's drain runs kubectl drain once more, which
+// finds nothing left to evict (the node stayed cordoned), and marks it
+// drained. A node this upgrade already cordoned is left to that drain.
 func DrainAheadStep(ctx *actions.Context, on nodes.Node, kubeconfig []byte) actions.Step {
 	b := ctx.State.Bootstrap
 	client := ctx.KubeOn(on, kubeconfig)
 	return actions.Task{
 		ID:   stepid.LoadDrainBootstrap,
 		Name: "draining, from " + on.String() + ", beside the loading (its kubelet is upgraded later)",
-		Done: func() (bool, string, error) { return drainDone(ctx, client, b) },
-		Run:  func() error { return drain(ctx, client, b) },
+		Done: func() (bool, string, error) {
+			list, err := client.Nodes(ctx)
+			if err != nil {
+				return false, "", err
+			}
+			for _, kn := range list {
+				if kn.Name == b.String() && kn.Unschedulable && kn.Annotations[actions.DrainedAnnotation] != "" {
+					return true, "this upgrade already cordoned it", nil
+				}
+			}
+			return drainDone(ctx, client, b)
+		},
+		Run: func() error { return drain(ctx, client, b, false) },
 	}
 }
 
@@ -325,9 +445,10 @@ func drainArgs(ctx *actions.Context, n nodes.Node) []string {
 	return args
 }
 
-// drain cordons n (remembering that this command did) and evicts its pods,
-// respecting PodDisruptionBudgets, within --wait; client runs kubectl.
-func drain(ctx *actions.Context, client kube.Client, n nodes.Node) error {
+// drain cordons n (remembering that this command did, unless it already
+// had) and evicts its pods, respecting PodDisruptionBudgets, within --wait;
+// client runs kubectl. With mark, it then marks n drained.
+func drain(ctx *actions.Context, client kube.Client, n nodes.Node, mark bool) error {
 	kn, err := client.Node(ctx, n.String())
 	if err != nil {
 		return err
@@ -337,10 +458,12 @@ func drain(ctx *actions.Context, client kube.Client, n nodes.Node) error {
 		// the user cordoned it: drain, but leave it cordoned afterwards
 		return runDrain(ctx, client, n)
 	}
-	if err := patchNode(ctx, client, n, true, actions.Cordoned); err != nil {
-		return err
+	if !kn.Unschedulable || !ours {
+		if err := patchNode(ctx, client, n, true, actions.Cordoned); err != nil {
+			return err
+		}
 	}
-	if err := runDrain(ctx, client, n); err != nil {
+	if err := runDrain(ctx, client, n); err != nil || !mark {
 		return err
 	}
 	return patchNode(ctx, client, n, true, actions.Drained)
