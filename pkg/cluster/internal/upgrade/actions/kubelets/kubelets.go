@@ -232,11 +232,11 @@ func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate)
 		})
 	}
 	steps = append(steps,
-		actions.Task{
+		actions.Todo[kube.Node]{
 			ID:   stepid.KubeletsDrain,
 			Name: "draining",
-			Done: func() (bool, string, error) { return drainDone(ctx, drainer, n) },
-			Run:  func() error { return drain(ctx, drainer, n, true) },
+			Find: func() (kube.Node, bool, string, error) { return findDrain(ctx, drainer, n, false) },
+			Run:  func(kn kube.Node) error { return drain(ctx, drainer, n, kn, true) },
 		},
 		actions.Todo[[]string]{
 			ID:   stepid.KubeletsInstall,
@@ -397,43 +397,37 @@ func AheadKubeconfig(ctx *actions.Context, on nodes.Node) ([]byte, error) {
 func DrainAheadStep(ctx *actions.Context, on nodes.Node, kubeconfig []byte) actions.Step {
 	b := ctx.State.Bootstrap
 	client := ctx.KubeOn(on, kubeconfig)
-	return actions.Task{
+	return actions.Todo[kube.Node]{
 		ID:   stepid.LoadDrainBootstrap,
 		Name: "draining, from " + on.String() + ", beside the loading (its kubelet is upgraded later)",
-		Done: func() (bool, string, error) {
-			list, err := client.Nodes(ctx)
-			if err != nil {
-				return false, "", err
-			}
-			for _, kn := range list {
-				if kn.Name == b.String() && kn.Unschedulable && kn.Annotations[actions.DrainedAnnotation] != "" {
-					return true, "this upgrade already cordoned it", nil
-				}
-			}
-			return drainDone(ctx, client, b)
-		},
-		Run: func() error { return drain(ctx, client, b, false) },
+		Find: func() (kube.Node, bool, string, error) { return findDrain(ctx, client, b, true) },
+		Run:  func(kn kube.Node) error { return drain(ctx, client, b, kn, false) },
 	}
 }
 
-// drainDone skips the drain when actions.DrainNeeded says so; client
-// runs the request.
-func drainDone(ctx *actions.Context, client kube.Client, n nodes.Node) (bool, string, error) {
+// findDrain reads node n as the API server has it (client runs the
+// request) and says whether the drain is done: when actions.DrainNeeded
+// says it is not needed, and, ahead (DrainAheadStep), when this upgrade
+// already cordoned the node.
+func findDrain(ctx *actions.Context, client kube.Client, n nodes.Node, ahead bool) (kube.Node, bool, string, error) {
 	list, err := client.Nodes(ctx)
 	if err != nil {
-		return false, "", err
+		return kube.Node{}, false, "", err
 	}
 	for _, self := range list {
 		if self.Name != n.String() {
 			continue
 		}
+		if ahead && self.Unschedulable && self.Annotations[actions.DrainedAnnotation] != "" {
+			return self, true, "this upgrade already cordoned it", nil
+		}
 		needed, reason := actions.DrainNeeded(list, self, ctx.State.Target)
 		if reason == actions.NoOtherNode {
 			ctx.Logger.V(0).Infof("Not draining %s: no other node can take its pods; they keep running while the kubelet restarts", n)
 		}
-		return !needed, reason, nil
+		return self, !needed, reason, nil
 	}
-	return false, "", errors.Errorf("node %q is not registered with the API server", n)
+	return kube.Node{}, false, "", errors.Errorf("node %q is not registered with the API server", n)
 }
 
 // drainArgs is the kubectl drain command for n.
@@ -447,12 +441,9 @@ func drainArgs(ctx *actions.Context, n nodes.Node) []string {
 
 // drain cordons n (remembering that this command did, unless it already
 // had) and evicts its pods, respecting PodDisruptionBudgets, within --wait;
-// client runs kubectl. With mark, it then marks n drained.
-func drain(ctx *actions.Context, client kube.Client, n nodes.Node, mark bool) error {
-	kn, err := client.Node(ctx, n.String())
-	if err != nil {
-		return err
-	}
+// kn is n as findDrain just read it, client runs kubectl. With mark, it
+// then marks n drained.
+func drain(ctx *actions.Context, client kube.Client, n nodes.Node, kn kube.Node, mark bool) error {
 	_, ours := kn.Annotations[actions.DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
