@@ -361,6 +361,10 @@ func DrainAheadOn(st *actions.State) nodes.Node {
 	if !st.UpgradesKubelets || st.ControlPlaneOnly || st.KubeletsAt != "" || st.Bootstrap == nil || !st.MovesKubelet(st.Bootstrap.String()) {
 		return nil
 	}
+	if info := st.Info[st.Bootstrap.String()]; info != nil && info.Kubelet != nil && "v"+info.Kubelet.String() == st.Target {
+		// a run resumed after its kubelet moved: its drain is over
+		return nil
+	}
 	switch {
 	case len(st.ControlPlanes) > 1:
 		return st.ControlPlanes[1]
@@ -396,7 +400,9 @@ func AheadKubeconfig(ctx *actions.Context, on nodes.Node) ([]byte, error) {
 // drained. A node this upgrade already cordoned is left to that drain.
 func DrainAheadStep(ctx *actions.Context, on nodes.Node, kubeconfig []byte) actions.Step {
 	b := ctx.State.Bootstrap
-	client := ctx.KubeOn(on, kubeconfig)
+	// a rerun may start right after an API server restarted, as
+	// preflight's requests
+	client := ctx.AfterAPIRestarts().KubeOn(on, kubeconfig)
 	return actions.Todo[kube.Node]{
 		ID:   stepid.LoadDrainBootstrap,
 		Name: "draining, from " + on.String() + ", beside the loading (its kubelet is upgraded later)",
