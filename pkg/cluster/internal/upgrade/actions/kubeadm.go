@@ -17,13 +17,17 @@ limitations under the License.
 package actions
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/errors"
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/nodeutils"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/nudge"
 )
 
 // KubeadmIgnorePreflightErrors is the --ignore-preflight-errors value for
@@ -79,14 +83,34 @@ func PullImage(ctx context.Context, n nodes.Node, image string) (string, error) 
 const KubeadmLock = StagingRoot + "/.kubeadm.lock"
 
 // Kubeadm runs the staged kubeadm on n, holding KubeadmLock; its output is
-// logged at V(3) and part of the error when it fails.
+// logged at V(3) and part of the error when it fails. While it runs, its
+// output goes through a nudge.Watcher: when kubeadm waits for the kubelet
+// to restart a control-plane component, the kubelet is nudged to start
+// the new pod as soon as the old one is gone.
 func (c *Context) Kubeadm(phase string, n nodes.Node, args ...string) error {
 	argv := append([]string{KubeadmLock, c.State.Staged("kubeadm")}, args...)
-	out, err := nodeutils.CombinedOutput(n.CommandContext(c, "flock", argv...))
+	var buf bytes.Buffer
+	w := nudge.Start(c, n.String(), c.Kube().Once(), c.Logger)
+	out := &lockedWriter{w: io.MultiWriter(&buf, w)}
+	err := n.CommandContext(c, "flock", argv...).SetStdout(out).SetStderr(out).Run()
+	w.Close()
 	if err != nil {
-		c.Logger.V(3).Infof("%s: %s: kubeadm failed, its output:\n%s", phase, n, out)
+		c.Logger.V(3).Infof("%s: %s: kubeadm failed, its output:\n%s", phase, n, buf.String())
 		return errors.Wrapf(err, "kubeadm failed on node %q", n)
 	}
-	c.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", phase, n, out)
+	c.Logger.V(3).Infof("%s: %s: kubeadm output:\n%s", phase, n, buf.String())
 	return nil
+}
+
+// lockedWriter serializes writes to w: a command's stdout and stderr may
+// be written at once.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -20,6 +20,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/kube"
 )
 
 func (c *Cluster) nodeObjects() []interface{} {
@@ -85,7 +87,7 @@ func (n *Node) staticPodObjects(withStatus, ready bool) []interface{} {
 		}
 		items = append(items, map[string]interface{}{
 			"metadata": map[string]interface{}{"name": component + "-" + n.Name, "labels": map[string]string{"component": component, "tier": "control-plane"},
-				"annotations": map[string]string{"kubernetes.io/config.source": "file"}},
+				"annotations": map[string]string{"kubernetes.io/config.source": "file", kube.MirrorAnnotation: n.mirrorHash(component)}},
 			"spec":   map[string]interface{}{"nodeName": n.Name, "containers": []interface{}{map[string]interface{}{"name": component, "image": image, "command": n.manifestCommand(component)}}},
 			"status": status,
 		})

@@ -65,6 +65,9 @@ type Node struct {
 	VarDisk *Disk
 	// Evicted counts drains that evicted pods.
 	Evicted int
+	// Nudged is, per static pod component, the last value of the
+	// annotation kube.NudgedAnnotation set on its mirror pod.
+	Nudged map[string]string
 	// CgroupV1 makes the node's /sys/fs/cgroup a cgroup v1 hierarchy, on
 	// which kubelets from v1.35 on refuse to start unless their
 	// configuration sets failCgroupV1: false.

@@ -120,6 +120,21 @@ func (n *Node) runKubectl(kubeconfig string, args []string, stdin []byte) (strin
 		}
 		target.Unschedulable = true
 		return "node/" + args[1] + " drained\n", 0
+	case len(args) == 6 && args[0] == "get" && args[1] == "pod" && args[3] == "--namespace=kube-system" && args[4] == "-o" && args[5] == `jsonpath={.metadata.annotations.kubernetes\.io/config\.mirror}`:
+		n, component := c.mirrorPod(args[2])
+		if n == nil {
+			return "Error from server (NotFound): pods \"" + args[2] + "\" not found", 1
+		}
+		return n.mirrorHash(component), 0
+	case len(args) >= 3 && args[0] == "patch" && args[1] == "pod":
+		n, component := c.mirrorPod(args[2])
+		if n == nil {
+			return "Error from server (NotFound): pods \"" + args[2] + "\" not found", 1
+		}
+		if flagValue(args, "--namespace=") != "kube-system" || flagValue(args, "--type=") != "json" {
+			return "fakenode: only JSON patches of kube-system's mirror pods are simulated: " + joined, 127
+		}
+		return n.jsonPatchMirrorPod(component, flagValue(args, "--patch="))
 	case len(args) >= 3 && args[0] == "patch" && args[1] == "configmap":
 		if args[2] != "kubeadm-config" || flagValue(args, "--namespace=") != "kube-system" || flagValue(args, "--type=") != "merge" {
 			return "fakenode: only merge patches of kube-system/kubeadm-config are simulated: " + joined, 127

@@ -17,6 +17,9 @@ limitations under the License.
 package fakenode
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -143,4 +146,67 @@ func (c *Cluster) controlPlaneCount() int {
 		}
 	}
 	return count
+}
+
+// mirrorHash is the static pod hash the kubelet gives component's mirror
+// pod: here, of its manifest's content.
+func (n *Node) mirrorHash(component string) string {
+	f := n.Files[manifestPath(component)]
+	if f == nil {
+		return ""
+	}
+	sum := sha256.Sum256(f.Content)
+	return hex.EncodeToString(sum[:16])
+}
+
+// mirrorPod returns the node and component of the mirror pod named name,
+// nil when there is none.
+func (c *Cluster) mirrorPod(name string) (*Node, string) {
+	for _, n := range c.Nodes {
+		for _, component := range staticPods {
+			if name == component+"-"+n.Name && n.Files[manifestPath(component)] != nil {
+				return n, component
+			}
+		}
+	}
+	return nil, ""
+}
+
+// jsonPatchMirrorPod applies a JSON patch (RFC 6902) of component's
+// mirror pod's annotations: "test" of kube.MirrorAnnotation, which fails
+// as the API server fails it, and "add" of kube.NudgedAnnotation, the
+// only things simulated; anything else is refused so that a test cannot
+// pass on a patch the fake ignores.
+func (n *Node) jsonPatchMirrorPod(component, patch string) (string, int) {
+	var ops []struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal([]byte(patch), &ops); err != nil {
+		return "error: unable to parse \"" + patch + "\": " + err.Error(), 1
+	}
+	const annotations = "/metadata/annotations/"
+	mirror := annotations + "kubernetes.io~1config.mirror"
+	nudged := annotations + strings.ReplaceAll(kube.NudgedAnnotation, "/", "~1")
+	var set *string
+	for _, op := range ops {
+		switch {
+		case op.Op == "test" && op.Path == mirror:
+			if op.Value != n.mirrorHash(component) {
+				return "The request is invalid: the server rejected our request due to an error in our request", 1
+			}
+		case op.Op == "add" && op.Path == nudged:
+			set = &op.Value
+		default:
+			return "fakenode: only the test of " + mirror + " and the add of " + nudged + " are simulated: " + patch, 127
+		}
+	}
+	if set != nil {
+		if n.Nudged == nil {
+			n.Nudged = map[string]string{}
+		}
+		n.Nudged[component] = *set
+	}
+	return "pod/" + component + "-" + n.Name + " patched\n", 0
 }

@@ -419,3 +419,38 @@ func (c Client) KubeletConfiguration(ctx context.Context) (*KubeletConfiguration
 // KubeletConfigMap is the kube-system ConfigMap kubeadm keeps the cluster's
 // KubeletConfiguration in.
 const KubeletConfigMap = "kubelet-config"
+
+// MirrorAnnotation is the annotation the kubelet puts on a static pod's
+// mirror pod: the static pod's hash, which changes with its manifest.
+const MirrorAnnotation = "kubernetes.io/config.mirror"
+
+// NudgedAnnotation is the annotation NudgeMirrorPod sets.
+const NudgedAnnotation = "kind-upgrade.x-k8s.io/nudged"
+
+// MirrorPodHash returns the static pod hash (MirrorAnnotation) of the
+// mirror pod named name in kube-system, "" when it has none.
+func (c Client) MirrorPodHash(ctx context.Context, name string) (string, error) {
+	out, err := c.output(ctx, "get", "pod", name, "--namespace=kube-system", `-o`, `jsonpath={.metadata.annotations.kubernetes\.io/config\.mirror}`)
+	return strings.TrimSpace(string(out)), err
+}
+
+// NudgeMirrorPod sets NudgedAnnotation to value on the mirror pod named
+// name in kube-system, only while it is the mirror of the static pod of
+// hash (a JSON patch whose test fails once the kubelet replaced it). Any
+// change of a mirror pod makes its kubelet sync the static pod of that
+// name at once.
+func (c Client) NudgeMirrorPod(ctx context.Context, name, hash, value string) error {
+	patch, err := json.Marshal([]map[string]string{
+		{"op": "test", "path": "/metadata/annotations/" + jsonPointerEscape(MirrorAnnotation), "value": hash},
+		{"op": "add", "path": "/metadata/annotations/" + jsonPointerEscape(NudgedAnnotation), "value": value},
+	})
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx, "patch", "pod", name, "--namespace=kube-system", "--type=json", "--patch="+string(patch))
+}
+
+// jsonPointerEscape escapes s as one token of a JSON pointer (RFC 6901).
+func jsonPointerEscape(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}

@@ -139,3 +139,38 @@ func TestOnceBoundsRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestNudgeMirrorPod changes a mirror pod only while it is the one of
+// the hash read before: once its static pod's manifest changed, the
+// nudge fails, and not as a transient failure.
+func TestNudgeMirrorPod(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := fakenode.NewCluster("kind", "v1.34.4", 1, 0)
+	n := c.Nodes[0]
+	client := kube.Client{On: n}
+	const pod = "kube-scheduler-kind-control-plane"
+	hash, err := client.MirrorPodHash(ctx, pod)
+	if err != nil || hash == "" {
+		t.Fatalf("read hash %q, error %v", hash, err)
+	}
+	if err := client.NudgeMirrorPod(ctx, pod, hash, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Nudged["kube-scheduler"]; got != "1" {
+		t.Fatalf("the mirror pod's nudge annotation is %q, want 1", got)
+	}
+	// kubeadm replaces the manifest: the kubelet replaces the mirror pod
+	f := n.Files["/etc/kubernetes/manifests/kube-scheduler.yaml"]
+	f.Content = append(f.Content, []byte("    - --v=2\n")...)
+	err = client.NudgeMirrorPod(ctx, pod, hash, "2")
+	if err == nil || kube.Transient(err.Error()) {
+		t.Fatalf("nudged a replaced mirror pod: error %v, want a failure that is not transient", err)
+	}
+	if got := n.Nudged["kube-scheduler"]; got != "1" {
+		t.Errorf("the replaced mirror pod's nudge annotation is %q, want it untouched", got)
+	}
+	if _, err := client.MirrorPodHash(ctx, "kube-scheduler-nowhere"); err == nil {
+		t.Error("read the hash of a mirror pod that does not exist")
+	}
+}
