@@ -57,6 +57,9 @@ type MirrorPods interface {
 // Interval is how often a Watcher nudges, by default.
 const Interval = time.Second
 
+// MaxWait bounds the pause between nudges while no API server answers.
+const MaxWait = 8 * time.Second
+
 // MaxNudges bounds a component's nudges: past the kubelet's own back-off
 // they add nothing.
 const MaxNudges = 30
@@ -184,20 +187,22 @@ func (w *Watcher) nudge(ctx context.Context, name string, hash <-chan string, in
 		return
 	}
 	start := time.Now()
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	wait := interval
 	for i := 1; i <= MaxNudges; i++ {
 		select {
 		case <-ctx.Done():
 			w.Logger.V(1).Infof("%s: kubeadm saw %s restarted after %d nudge(s) of the kubelet (%s)", w.Node, name, i-1, time.Since(start).Round(time.Millisecond))
 			return
-		case <-t.C:
+		case <-time.After(wait):
 		}
 		err := w.API.NudgeMirrorPod(ctx, name, h, strconv.Itoa(i))
 		switch {
 		case err == nil, ctx.Err() != nil:
+			wait = interval
 		case kube.Transient(err.Error()):
-			// no API server answered this time: maybe the next
+			// no API server answered: while none does, no kubelet
+			// hears of a nudge either, so ask less often
+			wait = min(2*wait, MaxWait)
 		default:
 			// the kubelet replaced the mirror pod (the test failed, or
 			// it is deleted): nothing more to nudge

@@ -123,15 +123,18 @@ func TestNudges(t *testing.T) {
 		name     string
 		restarts bool
 		k        *kubelet
-		// want is when the new pod starts: "soon" (nudged), "backoff"
-		// (not nudged) or "never" (no restart)
-		want string
+		// want is when the new pod starts: "soon" (nudged, within
+		// `within` intervals of the old pod being gone), "backoff" (not
+		// nudged) or "never" (no restart)
+		want   string
+		within int
 	}{
-		{name: "nudged", restarts: true, want: "soon"},
+		{name: "nudged", restarts: true, want: "soon", within: 3},
 		{name: "manifests equal", restarts: false, want: "never"},
 		{name: "old mirror pod unreadable", restarts: true, k: &kubelet{readErr: errors.New("failed to run kubectl get pod: Error from server (NotFound)")}, want: "backoff"},
 		{
-			name: "an API server away for a moment", restarts: true, want: "soon",
+			// two refusals: the nudges after them wait 2 and 4 intervals
+			name: "an API server away for a moment", restarts: true, want: "soon", within: 9,
 			k: &kubelet{nudgeErr: func(i int) error {
 				if i <= 2 {
 					return errors.New("failed to run kubectl patch pod: The connection to the server kind-control-plane:6443 was refused - did you specify the right host or port?")
@@ -184,8 +187,8 @@ func TestNudges(t *testing.T) {
 			defer k.mu.Unlock()
 			switch tc.want {
 			case "soon":
-				if k.started == 0 || k.started > gone+3*interval {
-					t.Errorf("the new pod started %s after its manifest was replaced, want within %s of the old one being gone (%s)", k.started, 3*interval, gone)
+				if bound := time.Duration(tc.within) * interval; k.started == 0 || k.started > gone+bound {
+					t.Errorf("the new pod started %s after its manifest was replaced, want within %s of the old one being gone (%s)", k.started, bound, gone)
 				}
 			case "backoff":
 				if k.started < backoff {
