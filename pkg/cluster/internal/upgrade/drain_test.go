@@ -23,6 +23,7 @@ import (
 
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions"
+	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/actions/kubelets"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/fakenode"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/report"
 	"github.com/kindupgrade/kind-upgrade/pkg/cluster/internal/upgrade/stepid"
@@ -203,23 +204,37 @@ func TestUserCordonedNodeStaysCordoned(t *testing.T) {
 func TestBootstrapDrainedBesideItsLoading(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 1, 1, fakenode.Flat)
-	rec := mustUpgrade(t, e)
+	// CoreDNS takes seconds to go once evicted: the early drain does not
+	// wait for it, the kubelets phase's does
+	e.cluster.Lameduck = map[string][]string{"kind-control-plane": {"kube-system/coredns-1"}}
+	rec, err := e.run(func(o *upgrade.Options) { o.Wait = time.Minute })
+	if err != nil {
+		t.Fatal(err)
+	}
 	assertUpgraded(t, e.cluster)
-	drainAt, applyAt := -1, -1
+	var drains []int
+	applyAt := -1
 	for i, c := range e.cluster.Calls {
 		argv := strings.Join(c.Argv, " ")
 		switch {
 		case strings.Contains(argv, "kubeadm upgrade apply") && applyAt < 0:
 			applyAt = i
-		case c.Argv[0] == "kubectl" && strings.Contains(argv, " drain kind-control-plane ") && drainAt < 0:
-			drainAt = i
-			if c.Node != "kind-worker" || !strings.Contains(argv, "--kubeconfig=/dev/stdin") || c.Err {
-				t.Errorf("the control-plane node was first drained by %s (err %v), want from kind-worker with the kubeconfig on stdin", c, c.Err)
-			}
+		case c.Argv[0] == "kubectl" && strings.Contains(argv, " drain kind-control-plane "):
+			drains = append(drains, i)
 		}
 	}
-	if drainAt < 0 || applyAt < 0 || drainAt > applyAt {
-		t.Errorf("the drain of the control-plane node (call %d) does not come before kubeadm upgrade apply (call %d)", drainAt, applyAt)
+	if len(drains) != 2 || applyAt < 0 || drains[0] > applyAt || drains[1] < applyAt {
+		t.Fatalf("the control-plane node was drained at calls %v, kubeadm upgrade apply at call %d: want one drain before it and one after", drains, applyAt)
+	}
+	early, late := e.cluster.Calls[drains[0]], e.cluster.Calls[drains[1]]
+	if argv := strings.Join(early.Argv, " "); early.Node != "kind-worker" || !strings.Contains(argv, "--kubeconfig=/dev/stdin") || !strings.Contains(argv, "--timeout="+kubelets.EvictionsWait.String()) {
+		t.Errorf("the control-plane node was first drained by %s, want from kind-worker with the kubeconfig on stdin, given up after %s", early, kubelets.EvictionsWait)
+	}
+	if !early.Err {
+		t.Error("the early drain waited for CoreDNS to go")
+	}
+	if argv := strings.Join(late.Argv, " "); late.Err || !strings.Contains(argv, "--timeout="+time.Minute.String()) {
+		t.Errorf("the kubelets phase's drain was %s (err %v), want a whole drain", late, late.Err)
 	}
 	outcomes := map[string]string{}
 	for _, ev := range rec.events {

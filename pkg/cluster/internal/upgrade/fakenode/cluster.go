@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"sigs.k8s.io/kind/pkg/cluster/constants"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
@@ -214,6 +215,11 @@ type Cluster struct {
 	// disruption: kubectl drain cordons the node and then fails to evict
 	// them until its --timeout.
 	PDBBlocked map[string][]string
+	// Lameduck are pods, by node, that take LameduckFor to go once evicted
+	// (CoreDNS's lame duck): a kubectl drain whose --timeout is shorter
+	// evicts them and stops waiting, as kubectl does; they are gone by the
+	// next drain.
+	Lameduck map[string][]string
 	// Host is the machine the nodes run on: its inotify limits and what
 	// counts against them. NewCluster gives each cluster its own;
 	// ShareHost puts clusters on one.
@@ -249,6 +255,9 @@ type Cluster struct {
 	// offline and every pull fails as it fails there.
 	Registry map[string]bool
 }
+
+// LameduckFor is how long the Lameduck pods take to go once evicted.
+const LameduckFor = 5 * time.Second
 
 // NewCluster returns a healthy cluster at version with the given number of
 // control-plane and worker nodes, named like kind names them.

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // adminKubeconfig is where kubeadm writes the admin kubeconfig on
@@ -114,6 +115,14 @@ func (n *Node) runKubectl(kubeconfig string, args []string, stdin []byte) (strin
 			}
 			delete(c.BarePods, target.Name)
 		}
+		if slow := c.Lameduck[target.Name]; len(slow) > 0 {
+			delete(c.Lameduck, target.Name)
+			if timeout, err := time.ParseDuration(flagValue(args, "--timeout=")); err == nil && timeout < LameduckFor {
+				target.Unschedulable = true
+				target.Evicted++
+				return lameduckOutput(target.Name, slow), 1
+			}
+		}
 		if !target.Unschedulable {
 			// a node drained before has no pods left to evict
 			target.Evicted++
@@ -163,6 +172,27 @@ func (n *Node) runKubectl(kubeconfig string, args []string, stdin []byte) (strin
 		return mergePatchNode(target, flagValue(args, "--patch="))
 	}
 	return "fakenode: unsupported kubectl command: " + joined, 127
+}
+
+// lameduckOutput is what kubectl drain prints when its --timeout runs out
+// while the evicted pods (namespace/name) of node are still going.
+func lameduckOutput(node string, pods []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "node/%s cordoned\n", node)
+	var errs []string
+	for _, pod := range pods {
+		namespace, name, _ := strings.Cut(pod, "/")
+		fmt.Fprintf(&b, "evicting pod %s/%s\n", namespace, name)
+		errs = append(errs, fmt.Sprintf("error when waiting for pod %q in namespace %q to terminate: context deadline exceeded", name, namespace))
+	}
+	agg := errs[0]
+	if len(errs) > 1 {
+		agg = "[" + strings.Join(errs, ", ") + "]"
+	}
+	fmt.Fprintf(&b, "There are pending pods in node %q when an error occurred: %s\n", node, agg)
+	fmt.Fprintf(&b, "error: unable to drain node %q due to error: %s, continuing command...\n", node, agg)
+	fmt.Fprintf(&b, "There are pending nodes to be drained:\n %s\nerror: %s\n", node, agg)
+	return b.String()
 }
 
 // mergePatchNode applies a JSON merge patch (RFC 7386) of a node's

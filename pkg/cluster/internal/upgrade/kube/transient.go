@@ -17,6 +17,7 @@ limitations under the License.
 package kube
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -78,4 +79,23 @@ func message(output []byte) string {
 		msg = "..." + msg[len(msg)-maxMessage:]
 	}
 	return msg
+}
+
+// drainAggregate is kubectl drain's line for the error that stopped it;
+// pendingOnly is that error when it is only the timeout of waiting for
+// evicted pods to go, or a list of those (k8s.io/kubectl's pkg/drain). A
+// pod whose eviction was refused (a PodDisruptionBudget) or not yet asked
+// for when the time ran out says "global timeout reached" instead.
+var (
+	drainAggregate = regexp.MustCompile(`(?m)^error: unable to drain node "[^"]*" due to error: (.*), continuing command\.\.\.$`)
+	pendingOne     = `error when waiting for pod "[^"]*" in namespace "[^"]*" to terminate: context deadline exceeded`
+	pendingOnly    = regexp.MustCompile(`^\[?` + pendingOne + `(, ` + pendingOne + `)*\]?$`)
+)
+
+// EvictionsPending reports whether kubectl drain's output says it stopped
+// only because its --timeout ran out while evicted pods were still going:
+// the node is cordoned and every pod to evict was evicted.
+func EvictionsPending(output string) bool {
+	m := drainAggregate.FindAllStringSubmatch(output, -1)
+	return len(m) == 1 && pendingOnly.MatchString(m[0][1])
 }

@@ -55,3 +55,41 @@ func TestMessageIsBounded(t *testing.T) {
 		t.Errorf("message = %q, want one line", got)
 	}
 }
+
+// TestEvictionsPending tells kubectl drain's output when its --timeout ran
+// out only while evicted pods were going (the shapes of k8s.io/kubectl's
+// pkg/drain: one error alone, several in brackets) from its other
+// failures.
+func TestEvictionsPending(t *testing.T) {
+	t.Parallel()
+	wait := func(pod string) string {
+		return `error when waiting for pod "` + pod + `" in namespace "kube-system" to terminate: context deadline exceeded`
+	}
+	drainOutput := func(agg string) string {
+		return "node/kind-control-plane cordoned\n" +
+			"Warning: ignoring DaemonSet-managed Pods: kube-system/kindnet-m2c7k, kube-system/kube-proxy-4c9j7\n" +
+			"evicting pod kube-system/coredns-589f44dc88-7gnjr\n" +
+			"There are pending pods in node \"kind-control-plane\" when an error occurred: " + agg + "\n" +
+			"error: unable to drain node \"kind-control-plane\" due to error: " + agg + ", continuing command...\n" +
+			"There are pending nodes to be drained:\n kind-control-plane\n" +
+			"error: " + agg + "\n"
+	}
+	pdb := `error when evicting pods/"app-0" -n "default": global timeout reached: 2s`
+	for _, tc := range []struct {
+		name   string
+		output string
+		want   bool
+	}{
+		{"one pod going", drainOutput(wait("coredns-589f44dc88-7gnjr")), true},
+		{"two pods going", drainOutput("[" + wait("coredns-589f44dc88-7gnjr") + ", " + wait("coredns-589f44dc88-tgndn") + "]"), true},
+		{"an eviction a PodDisruptionBudget refused", drainOutput(pdb), false},
+		{"one going, one refused", drainOutput("[" + wait("coredns-589f44dc88-7gnjr") + ", " + pdb + "]"), false},
+		{"a pod kubectl refuses", "node/kind-worker cordoned\nerror: unable to drain node \"kind-worker\" due to error: cannot delete Pods that declare no controller (use --force to override): default/bare, continuing command...\n", false},
+		{"the API server away", "The connection to the server kind-control-plane:6443 was refused - did you specify the right host or port?\n", false},
+		{"drained", "node/kind-control-plane drained\n", false},
+	} {
+		if got := EvictionsPending(tc.output); got != tc.want {
+			t.Errorf("%s: EvictionsPending = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

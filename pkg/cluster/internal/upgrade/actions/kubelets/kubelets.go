@@ -236,7 +236,7 @@ func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate)
 			ID:   stepid.KubeletsDrain,
 			Name: "draining",
 			Find: func() (kube.Node, bool, string, error) { return findDrain(ctx, drainer, n, false) },
-			Run:  func(kn kube.Node) error { return drain(ctx, drainer, n, kn, true) },
+			Run:  func(kn kube.Node) error { return drain(ctx, drainer, n, kn, true, runDrain) },
 		},
 		actions.Todo[[]string]{
 			ID:   stepid.KubeletsInstall,
@@ -407,7 +407,7 @@ func DrainAheadStep(ctx *actions.Context, on nodes.Node, kubeconfig []byte) acti
 		ID:   stepid.LoadDrainBootstrap,
 		Name: "draining, from " + on.String() + ", beside the loading (its kubelet is upgraded later)",
 		Find: func() (kube.Node, bool, string, error) { return findDrain(ctx, client, b, true) },
-		Run:  func(kn kube.Node) error { return drain(ctx, client, b, kn, false) },
+		Run:  func(kn kube.Node) error { return drain(ctx, client, b, kn, false, startDrain) },
 	}
 }
 
@@ -436,9 +436,9 @@ func findDrain(ctx *actions.Context, client kube.Client, n nodes.Node, ahead boo
 	return kube.Node{}, false, "", errors.Errorf("node %q is not registered with the API server", n)
 }
 
-// drainArgs is the kubectl drain command for n.
-func drainArgs(ctx *actions.Context, n nodes.Node) []string {
-	args := []string{"drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=" + ctx.Options.Wait.String()}
+// drainArgs is the kubectl drain command for n, given up after timeout.
+func drainArgs(ctx *actions.Context, n nodes.Node, timeout time.Duration) []string {
+	args := []string{"drain", n.String(), "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=" + timeout.String()}
 	if ctx.Options.Force {
 		args = append(args, "--force")
 	}
@@ -446,24 +446,51 @@ func drainArgs(ctx *actions.Context, n nodes.Node) []string {
 }
 
 // drain cordons n (remembering that this command did, unless it already
-// had) and evicts its pods, respecting PodDisruptionBudgets, within --wait;
-// kn is n as findDrain just read it, client runs kubectl. With mark, it
-// then marks n drained.
-func drain(ctx *actions.Context, client kube.Client, n nodes.Node, kn kube.Node, mark bool) error {
+// had) and evicts its pods with run (runDrain, or startDrain); kn is n as
+// findDrain just read it, client runs kubectl. With mark, it then marks n
+// drained.
+func drain(ctx *actions.Context, client kube.Client, n nodes.Node, kn kube.Node, mark bool, run func(*actions.Context, kube.Client, nodes.Node) error) error {
 	_, ours := kn.Annotations[actions.DrainedAnnotation]
 	if kn.Unschedulable && !ours {
 		// the user cordoned it: drain, but leave it cordoned afterwards
-		return runDrain(ctx, client, n)
+		return run(ctx, client, n)
 	}
 	if !kn.Unschedulable || !ours {
 		if err := patchNode(ctx, client, n, true, actions.Cordoned); err != nil {
 			return err
 		}
 	}
-	if err := runDrain(ctx, client, n); err != nil || !mark {
+	if err := run(ctx, client, n); err != nil || !mark {
 		return err
 	}
 	return patchNode(ctx, client, n, true, actions.Drained)
+}
+
+// EvictionsWait bounds the early drain of the bootstrap node (startDrain):
+// long enough for kubectl to ask for every eviction, not to wait for the
+// pods to be gone (CoreDNS alone takes 5 s).
+const EvictionsWait = 2 * time.Second
+
+// startDrain starts the drain of n: kubectl drain given up after
+// EvictionsWait. When kubectl gave up only waiting for evicted pods to go
+// (kube.EvictionsPending), they are going, and the kubelets phase's drain,
+// a whole kubectl drain before the node's kubelet restarts, waits for
+// them; any other failure (an eviction a PodDisruptionBudget refused, a
+// pod kubectl refuses to evict) runs the whole drain here, which waits
+// for it or reports it as the kubelets phase's would.
+func startDrain(ctx *actions.Context, client kube.Client, n nodes.Node) error {
+	err := client.Run(ctx, drainArgs(ctx, n, min(EvictionsWait, ctx.Options.Wait))...)
+	if err == nil {
+		return nil
+	}
+	if runErr := exec.RunErrorForError(err); runErr != nil && kube.EvictionsPending(string(runErr.Output)) {
+		ctx.Logger.V(1).Infof("%s: the evictions from %s are under way; its drain in the kubelets phase waits for the pods to go", actions.PhaseLoadArtifacts, n)
+		return nil
+	}
+	if ctx.Err() != nil {
+		return errors.Wrapf(err, "cancelled while draining node %q", n)
+	}
+	return runDrain(ctx, client, n)
 }
 
 // runDrain runs kubectl drain on n. kubectl refuses a pod no controller
@@ -472,7 +499,7 @@ func drain(ctx *actions.Context, client kube.Client, n nodes.Node, kn kube.Node,
 // which deletes it when done), and preflight lets those pass: then
 // runDrain waits for them to be gone, within --wait, and drains once more.
 func runDrain(ctx *actions.Context, client kube.Client, n nodes.Node) error {
-	err := client.Run(ctx, drainArgs(ctx, n)...)
+	err := client.Run(ctx, drainArgs(ctx, n, ctx.Options.Wait)...)
 	if err == nil || !strings.Contains(err.Error(), "declare no controller") {
 		return drainBlocked(n, err)
 	}
@@ -503,7 +530,7 @@ func runDrain(ctx *actions.Context, client kube.Client, n nodes.Node) error {
 		}
 		ctx.Logger.V(1).Infof("Pod %s/%s left node %s after %s", p.Namespace, p.Name, n, time.Since(start).Round(time.Millisecond))
 	}
-	return drainBlocked(n, client.Run(ctx, drainArgs(ctx, n)...))
+	return drainBlocked(n, client.Run(ctx, drainArgs(ctx, n, ctx.Options.Wait)...))
 }
 
 // patchNode cordons (or uncordons) n and sets actions.DrainedAnnotation
