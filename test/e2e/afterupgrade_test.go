@@ -69,6 +69,18 @@ func (h *harness) checkAfterUpgrade(a afterUpgrade) {
 		image := "registry.k8s.io/kube-proxy:" + a.to
 		h.Check("kube-proxy runs "+image, func() error { return h.podImage("k8s-app=kube-proxy", image) })
 	}
+	h.Check("no control-plane pod keeps the upgrade's nudge annotation (only old mirror pods are nudged)", func() error {
+		out, err := h.Kubectl("get", "pods", "--namespace=kube-system", "--selector=tier=control-plane", "-o", `jsonpath={range .items[*]}{.metadata.name}={.metadata.annotations.kind-upgrade\.x-k8s\.io/nudged} {end}`)
+		if err != nil {
+			return err
+		}
+		for _, f := range strings.Fields(out) {
+			if name, value, _ := strings.Cut(f, "="); value != "" {
+				return fmt.Errorf("pod %s has kind-upgrade.x-k8s.io/nudged=%s", name, value)
+			}
+		}
+		return nil
+	})
 	if a.noCordon {
 		h.Check("no node is left cordoned", func() error {
 			out, err := h.Kubectl("get", "nodes", "-o", "jsonpath={range .items[*]}{.metadata.name}={.spec.unschedulable} {end}")
