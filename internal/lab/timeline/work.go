@@ -65,6 +65,7 @@ var workOf = map[cluster.UpgradeStepID]string{
 	StepID("control-plane/wait-pods"):                  KubernetesWork,
 	waitSettled:                                        KubernetesWork,
 	StepID("kubelets/wait-previous-settled"):           KubernetesWork,
+	StepID("kubelets/wait-serving"):                    KubernetesWork,
 	StepID("kubelets/wait-ready"):                      KubernetesWork,
 	StepID("verify/workloads"):                         KubernetesWork,
 	StepID("load-artifacts/stage"):                     LoadingWork,

@@ -275,6 +275,9 @@ func TestBootstrapDrainedBesideItsLoading(t *testing.T) {
 // restarts only once the settle is over, and no node is drained while
 // another is cordoned. With two control-plane nodes (etcd's quorum needs
 // both) or a caller's hook, each node settles before the next is touched.
+// The last control-plane node's settle runs beside the workers, which
+// start once its etcd and API server run (kubelets/wait-serving) and run
+// their kubectl on themselves; not with a hook.
 func TestSettleBesideTheNextDrain(t *testing.T) {
 	t.Parallel()
 	const settle = 300 * time.Millisecond
@@ -286,6 +289,7 @@ func TestSettleBesideTheNextDrain(t *testing.T) {
 	}{
 		{name: "three control-plane nodes", controlPlanes: 3, beside: true},
 		{name: "two control-plane nodes", controlPlanes: 2},
+		{name: "one control-plane node", controlPlanes: 1},
 		{name: "three, with a hook", controlPlanes: 3, hook: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -326,13 +330,32 @@ func TestSettleBesideTheNextDrain(t *testing.T) {
 					t.Errorf("%s's drain started before %s's pods settled: %v, want %v", n, prev, got, tc.beside)
 				}
 			}
+			last := cps[len(cps)-1].String()
+			settled, ok := at[last+" "+string(stepid.KubeletsWaitSettled)+" finished"]
+			if !ok {
+				t.Fatalf("no settle of %s", last)
+			}
+			serving, served := at[last+" "+string(stepid.KubeletsWaitServing)+" finished"]
+			if served == tc.hook {
+				t.Errorf("%s waited for its etcd and API server alone: %v, want %v", last, served, !tc.hook)
+			}
+			worker := at["kind-worker "+string(stepid.KubeletsUpgradeNode)+" started"]
+			if got := worker < settled; got == tc.hook {
+				t.Errorf("the worker started before %s's pods settled: %v, want %v", last, got, !tc.hook)
+			}
+			if served && worker < serving {
+				t.Errorf("the worker started before %s's etcd and API server ran", last)
+			}
+			if uncordoned := at[last+" "+string(stepid.KubeletsUncordon)+" finished"]; at["kind-worker "+string(stepid.KubeletsDrain)+" started"] < uncordoned {
+				t.Errorf("the worker was drained before %s was uncordoned", last)
+			}
 			for _, c := range e.cluster.Calls {
 				argv := strings.Join(c.Argv, " ")
 				if c.Argv[0] != "kubectl" || !strings.Contains(argv, " drain ") || c.About == "kind-control-plane" {
 					continue
 				}
 				want := "kind-control-plane"
-				if tc.beside && c.About != "kind-worker" {
+				if (tc.beside && c.About != "kind-worker") || (!tc.hook && c.About == "kind-worker") {
 					want = c.About
 				}
 				if c.Node != want {

@@ -514,32 +514,51 @@ func TestAPIDownIsNotRetriedForever(t *testing.T) {
 // TestRBACDenialsRetriedOnlyAfterAPIRestarts: an API server that has just
 // restarted denies requests for a moment (every restart in the fake does:
 // the other tests pass through that), and those are tried again; a real
-// denial, on a worker's cordon where no API server restarted, fails at
-// once, on the first try.
+// denial, on a worker's cordon where no API server restarted (a caller's
+// hook keeps the workers from starting before the control-plane node's
+// pods settle), fails at once, on the first try. Beside the last
+// control-plane node's settle, the workers' requests may reach an API
+// server that has just restarted, and are tried again.
 func TestRBACDenialsRetriedOnlyAfterAPIRestarts(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, 1, 2, fakenode.Flat)
-	e.cluster.Delays.APIDenials = 3
-	e.cluster.RBACDenies = "patch node kind-worker "
-	_, err := e.run(nil)
-	if err == nil || !strings.Contains(err.Error(), "is forbidden: User") || strings.Contains(err.Error(), "tries") {
-		t.Fatalf("error %v, want the denial of the worker's cordon on its first try", err)
+	for _, tc := range []struct {
+		name  string
+		hook  bool
+		tries int
+	}{
+		{name: "workers after the settle", hook: true, tries: 1},
+		{name: "workers beside the settle", tries: 1 + actions.APIRetries},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 1, 2, fakenode.Flat)
+			e.cluster.Delays.APIDenials = 3
+			e.cluster.RBACDenies = "patch node kind-worker "
+			_, err := e.run(func(o *upgrade.Options) {
+				if tc.hook {
+					o.Hook = func(actions.HookPoint) error { return nil }
+				}
+			})
+			if err == nil || !strings.Contains(err.Error(), "is forbidden: User") || strings.Contains(err.Error(), "tries") != (tc.tries > 1) {
+				t.Fatalf("error %v, want the denial of the worker's cordon after %d tries", err, tc.tries)
+			}
+			tries := 0
+			for _, c := range e.cluster.Calls {
+				if c.Argv[0] == "kubectl" && strings.Contains(strings.Join(c.Argv, " "), "patch node kind-worker ") {
+					tries++
+				}
+			}
+			if tries != tc.tries {
+				t.Errorf("the denied request was sent %d times, want %d", tries, tc.tries)
+			}
+			if cp := e.cluster.Node("kind-control-plane"); cp.KubeletVersion != target {
+				t.Errorf("the control plane's kubelet runs %s: the denials after its restarts were not retried", cp.KubeletVersion)
+			}
+			e.cluster.RBACDenies = ""
+			mustUpgrade(t, e)
+			assertUpgraded(t, e.cluster)
+		})
 	}
-	tries := 0
-	for _, c := range e.cluster.Calls {
-		if c.Argv[0] == "kubectl" && strings.Contains(strings.Join(c.Argv, " "), "patch node kind-worker ") {
-			tries++
-		}
-	}
-	if tries != 1 {
-		t.Errorf("the denied request was sent %d times, want once", tries)
-	}
-	if cp := e.cluster.Node("kind-control-plane"); cp.KubeletVersion != target {
-		t.Errorf("the control plane's kubelet runs %s: the denials after its restarts were not retried", cp.KubeletVersion)
-	}
-	e.cluster.RBACDenies = ""
-	mustUpgrade(t, e)
-	assertUpgraded(t, e.cluster)
 }
 
 // TestKubeadmOutputLoggedOnFailure: -v 3 shows kubeadm's output when it
@@ -1464,7 +1483,7 @@ func TestWaitsSayHowTheyWent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 2, 1, fakenode.Flat)
 	rec := mustUpgrade(t, e)
-	waits := map[stepid.ID]bool{stepid.ControlPlaneWait: true, stepid.KubeletsWaitReady: true, stepid.KubeletsWaitSettled: true,
+	waits := map[stepid.ID]bool{stepid.ControlPlaneWait: true, stepid.KubeletsWaitReady: true, stepid.KubeletsWaitSettled: true, stepid.KubeletsWaitServing: true,
 		stepid.VerifyServerVersion: true, stepid.VerifyControlPlanePods: true, stepid.VerifyWorkloads: true}
 	seen := map[stepid.ID]bool{}
 	for _, ev := range rec.events {

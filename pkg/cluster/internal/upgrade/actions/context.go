@@ -116,6 +116,9 @@ type Context struct {
 	background *background
 	// apiRestarts is set by AfterAPIRestarts.
 	apiRestarts bool
+	// kubeOn and kubeconfig are set by WithKubeOn.
+	kubeOn     nodes.Node
+	kubeconfig []byte
 }
 
 // AfterAPIRestarts returns a copy of c for work that may run right after
@@ -126,6 +129,16 @@ type Context struct {
 func (c *Context) AfterAPIRestarts() *Context {
 	derived := *c
 	derived.apiRestarts = true
+	return &derived
+}
+
+// WithKubeOn returns a copy of c whose Kube client runs kubectl on node n,
+// handed kubeconfig (the admin kubeconfig's content) when n lacks it: for
+// a node's steps that run while other work reads from the bootstrap node
+// (a node runs one command at a time).
+func (c *Context) WithKubeOn(n nodes.Node, kubeconfig []byte) *Context {
+	derived := *c
+	derived.kubeOn, derived.kubeconfig = n, kubeconfig
 	return &derived
 }
 
@@ -384,11 +397,15 @@ func (s *State) StagedAll(binaries []string) []string {
 // wait's polls do not retry (kube.Client.Once): the next poll does.
 const APIRetries = 5
 
-// Kube returns a kubectl client on the bootstrap control-plane node, for
-// one-shot requests: it retries those that fail transiently. A wait's
-// condition asks it for Once.
+// Kube returns a kubectl client on the bootstrap control-plane node (or
+// WithKubeOn's node), for one-shot requests: it retries those that fail
+// transiently. A wait's condition asks it for Once.
 func (c *Context) Kube() kube.Client {
-	return kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.APIBackoff, Logger: c.Logger, RetryForbidden: c.apiRestarts}
+	k := kube.Client{On: c.State.Bootstrap, Retries: APIRetries, Backoff: c.Options.APIBackoff, Logger: c.Logger, RetryForbidden: c.apiRestarts}
+	if c.kubeOn != nil {
+		k.On, k.Kubeconfig = c.kubeOn, c.kubeconfig
+	}
+	return k
 }
 
 // KubeOn is Kube's client running kubectl on node n instead, handed

@@ -63,3 +63,14 @@ func (g *Gate) Ended() error {
 	<-g.done
 	return g.err
 }
+
+// Opened reports, without waiting, whether the gate has opened, and with
+// which error.
+func (g *Gate) Opened() (bool, error) {
+	select {
+	case <-g.done:
+		return true, g.err
+	default:
+		return false, nil
+	}
+}

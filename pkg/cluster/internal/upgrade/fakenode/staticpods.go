@@ -117,7 +117,9 @@ func (n *Node) containerID(component string) string {
 // are being replaced. A drain is recorded only with fewer than three
 // control-plane nodes: with three or more, etcd keeps its quorum and kind's
 // load balancer an API server while one node's static pods are replaced,
-// and a drain needs no more.
+// and a drain needs no more. A worker's upgrade needs etcd and the API
+// server alone: it is recorded only until the other node's kubelet has
+// replaced them and the API server answers again.
 func (c *Cluster) checkSettled(call Call) {
 	joined := strings.Join(call.Argv, " ")
 	if call.Argv[0] == "kubectl" {
@@ -130,8 +132,19 @@ func (c *Cluster) checkSettled(call Call) {
 	if !strings.Contains(joined, "kubeadm upgrade ") && !strings.HasPrefix(joined, "systemctl restart ") && !drain {
 		return
 	}
+	worker := false
+	if about := c.Node(call.About); about != nil && about.NodeRole != constants.ControlPlaneNodeRoleValue {
+		worker = true
+	}
 	for _, other := range c.Nodes {
-		if other.Name != call.About && other.NodeRole == constants.ControlPlaneNodeRoleValue && other.settling() {
+		if other.Name == call.About || other.NodeRole != constants.ControlPlaneNodeRoleValue {
+			continue
+		}
+		if worker && other.kubeletUnsynced == 0 && c.apiRefusals == 0 {
+			// its etcd and API server run, only not Ready yet
+			continue
+		}
+		if other.settling() {
 			c.Unsettled = append(c.Unsettled, fmt.Sprintf("%s while the static pods of %s were being replaced", call, other.Name))
 		}
 	}

@@ -81,6 +81,10 @@ const (
 	KubeletsRestart      ID = "kubelets/restart"
 	KubeletsWaitReady    ID = "kubelets/wait-ready"
 	KubeletsWaitSettled  ID = "kubelets/wait-settled"
+	// KubeletsWaitServing waits, on the last control-plane node before
+	// the workers, until its new kubelet runs its etcd and API server and
+	// /readyz answers; its wait-settled runs beside the workers.
+	KubeletsWaitServing  ID = "kubelets/wait-serving"
 	KubeletsUncordon     ID = "kubelets/uncordon"
 	KubeletsWriteVersion ID = "kubelets/write-version"
 
@@ -103,7 +107,7 @@ func All() []ID {
 		LoadStage, LoadStagedVersions, LoadPatches, LoadImportHealthCheck, LoadDrainBootstrap, LoadImport, LoadPull, LoadPin,
 		ControlPlaneConfig, ControlPlaneApply, ControlPlaneLoaded, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsWaitPrevious, KubeletsRestart,
-		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion,
+		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion, KubeletsWaitServing,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,
 		CallerHook,
 	}

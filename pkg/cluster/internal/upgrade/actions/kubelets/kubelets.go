@@ -58,10 +58,13 @@ func NewAction() actions.Action {
 // (controlPlanes), then the workers', Options.ParallelWorkers at a time:
 // as soon as one worker is done the next one starts. After a failure no
 // other worker starts; those under way finish, and the errors are
-// returned together.
+// returned together. The last control-plane node's settle runs beside the
+// workers (workersBeside): each worker's kubectl then runs on the worker,
+// and no worker starts after the settle failed.
 func (a *action) Execute(ctx *actions.Context) error {
 	st := ctx.State
-	if err := controlPlanes(ctx); err != nil {
+	settling, kubeconfig, err := controlPlanes(ctx)
+	if err != nil {
 		return err
 	}
 	slots := make(chan struct{}, max(1, ctx.Options.ParallelWorkers))
@@ -81,10 +84,19 @@ func (a *action) Execute(ctx *actions.Context) error {
 		}
 		slots <- struct{}{}
 		mu.Lock()
+		if ended, err := settling.Ended(); ended && err != nil {
+			stop = true
+		}
 		if stop {
 			mu.Unlock()
 			<-slots
 			break
+		}
+		nctx := ctx
+		if settling != nil {
+			// the bootstrap node runs the settle's reads, and the last
+			// control-plane node's API server may just have restarted
+			nctx = ctx.AfterAPIRestarts().WithKubeOn(n, kubeconfig)
 		}
 		started := make(chan struct{})
 		wg.Add(1)
@@ -100,7 +112,7 @@ func (a *action) Execute(ctx *actions.Context) error {
 					mu.Unlock()
 				},
 			}
-			err := ctx.RunStepsWith(Phase, n.String(), Steps(ctx, n), hooks)
+			err := nctx.RunStepsWith(Phase, n.String(), Steps(nctx, n), hooks)
 			// a run that fails before it starts (none does today)
 			hooks.Started()
 			if err != nil {
@@ -114,14 +126,39 @@ func (a *action) Execute(ctx *actions.Context) error {
 		mu.Unlock()
 	}
 	wg.Wait()
+	if settling != nil {
+		// the settle's failure first: it is why the workers stopped
+		if err := settling.Gate.Ended(); err != nil {
+			failed = append([]error{err}, failed...)
+		}
+	}
 	return errors.NewAggregate(failed)
+}
+
+// besideSettle is the last control-plane node's settle running beside the
+// workers.
+type besideSettle struct {
+	*actions.Gate
+}
+
+// Ended reports whether the settle s (nil for none) has ended, and with
+// which error; it does not wait.
+func (s *besideSettle) Ended() (bool, error) {
+	if s == nil {
+		return false, nil
+	}
+	return s.Gate.Opened()
 }
 
 // controlPlanes upgrades the control-plane nodes' kubelets, one node at a
 // time. With settleBeside, a node's settle (the last of its steps) runs
 // beside the next node's drain and install, and that node waits for it
-// before its kubelet restart; the workers wait for the last one.
-func controlPlanes(ctx *actions.Context) error {
+// before its kubelet restart. With workersBeside, the last node's settle
+// runs beside the workers, which wait only for its etcd and API server
+// (kubelets/wait-serving): controlPlanes returns it still running, with
+// the admin kubeconfig the workers' kubectl is handed; else it returns
+// once the last settle is over.
+func controlPlanes(ctx *actions.Context) (*besideSettle, []byte, error) {
 	st := ctx.State
 	settled := map[string]*actions.Gate{}
 	var last *actions.Gate // the settle running beside, nil for none
@@ -136,26 +173,71 @@ func controlPlanes(ctx *actions.Context) error {
 		}
 		return err
 	}
+	lastCP := lastControlPlane(st)
 	for _, n := range st.ControlPlanes {
 		if !st.MovesKubelet(n.String()) {
 			continue
 		}
 		steps := steps(ctx, n, settled)
-		if !settleBeside(ctx) {
+		isLast := lastCP != nil && n.String() == lastCP.String()
+		if !settleBeside(ctx) && !(isLast && workersBeside(ctx)) {
 			if err := ctx.RunSteps(Phase, n.String(), steps); err != nil {
-				return err
+				return nil, nil, err
 			}
 			continue
 		}
 		settle := steps[len(steps)-1]
 		if err := ctx.RunSteps(Phase, n.String(), steps[:len(steps)-1]); err != nil {
-			return waitLast(err)
+			return nil, nil, waitLast(err)
+		}
+		var kubeconfig []byte
+		if isLast && workersBeside(ctx) {
+			// read before the settle starts reading on the bootstrap node
+			var err error
+			if kubeconfig, err = adminKubeconfig(ctx, "for the workers' kubectl"); err != nil {
+				return nil, nil, waitLast(ctx.Cancelled(err))
+			}
 		}
 		g := actions.NewGate()
 		settled[n.String()], last = g, g
 		go func() { g.Open(ctx.RunStepFor(Phase, n.String(), settle)) }()
+		if isLast && workersBeside(ctx) {
+			return &besideSettle{g}, kubeconfig, nil
+		}
 	}
-	return waitLast(nil)
+	return nil, nil, waitLast(nil)
+}
+
+// lastControlPlane is the control-plane node whose kubelet the phase moves
+// last, nil for none.
+func lastControlPlane(st *actions.State) nodes.Node {
+	var last nodes.Node
+	for _, cp := range st.ControlPlanes {
+		if st.MovesKubelet(cp.String()) {
+			last = cp
+		}
+	}
+	return last
+}
+
+// workersBeside reports whether the last control-plane node's settle runs
+// beside the workers: when a worker's kubelet moves, and no caller's hook
+// must find the node settled. A worker's upgrade needs the API server and
+// etcd, not the new kubelet's Ready on the controller-manager and the
+// scheduler, nor on etcd and the API server themselves, which their
+// startup probes give only 10 to 20 s after they start; so the workers
+// wait only until the new kubelet runs the node's etcd and API server and
+// /readyz answers (kubelets/wait-serving).
+func workersBeside(ctx *actions.Context) bool {
+	if ctx.Hook != nil {
+		return false
+	}
+	for _, n := range ctx.State.Workers {
+		if ctx.State.MovesKubelet(n.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 // settleBeside reports whether a control-plane node's settle runs beside
@@ -205,10 +287,12 @@ func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate)
 		// restarting its kubelet restarts its API server
 		ctx = ctx.AfterAPIRestarts()
 	}
-	beside := isCP && settleBeside(ctx)
+	// the last control-plane node's settle runs beside the workers
+	last := isCP && workersBeside(ctx) && n.String() == lastControlPlane(st).String()
+	beside := isCP && (settleBeside(ctx) || last)
 	var prev nodes.Node
 	drainer := ctx.Kube()
-	if beside {
+	if isCP && settleBeside(ctx) {
 		if prev = previous(st, n); prev != nil {
 			drainer = ctx.KubeOn(n, nil)
 		}
@@ -339,6 +423,13 @@ func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate)
 			},
 		},
 	)
+	if last {
+		steps = append(steps, actions.Task{
+			ID:   stepid.KubeletsWaitServing,
+			Name: "waiting for the new etcd and API server and /readyz (the other control-plane pods settle beside the workers)",
+			Run:  func() error { return waitServing(ctx, n) },
+		})
+	}
 	if beside {
 		steps = append(steps, settle)
 	}
@@ -381,12 +472,18 @@ func AheadKubeconfig(ctx *actions.Context, on nodes.Node) ([]byte, error) {
 	if ctx.State.IsControlPlane(on) {
 		return nil, nil
 	}
+	return adminKubeconfig(ctx, "to drain the bootstrap control-plane node from another node")
+}
+
+// adminKubeconfig reads the admin kubeconfig on the bootstrap
+// control-plane node, for a worker's kubectl; what names the use.
+func adminKubeconfig(ctx *actions.Context, what string) ([]byte, error) {
 	content, ok, err := nodeutils.ReadFile(ctx, ctx.State.Bootstrap, nodeutils.AdminKubeconfig)
 	if err == nil && !ok {
 		err = errors.Errorf("control-plane node %q has no %s", ctx.State.Bootstrap, nodeutils.AdminKubeconfig)
 	}
 	if err != nil {
-		return nil, errors.Wrap(err, "failed to read the admin kubeconfig to drain the bootstrap control-plane node from another node")
+		return nil, errors.Wrap(err, "failed to read the admin kubeconfig "+what)
 	}
 	return []byte(content), nil
 }
@@ -752,10 +849,26 @@ func isKlogError(line string) bool {
 // them every second) is seen gone first.
 func waitSettled(ctx *actions.Context, n nodes.Node) error {
 	pods := staticpods.NewReader(n)
+	return waitStable(ctx, n, "the control-plane pods on "+n.String()+" to settle", pods.KubeletTookOver)
+}
+
+// waitServing waits, as waitSettled, until the new kubelet on
+// control-plane node n runs its etcd and API server
+// (staticpods.Reader.KubeletServes: started, not necessarily Ready) and
+// /readyz answers, on two polls at least Options.Settle apart: from then
+// on the kubelet does not replace them again.
+func waitServing(ctx *actions.Context, n nodes.Node) error {
+	pods := staticpods.NewReader(n)
+	return waitStable(ctx, n, "the new etcd and API server on "+n.String(), pods.KubeletServes)
+}
+
+// waitStable waits until read returns the same container IDs, without an
+// error, on two polls at least Options.Settle apart.
+func waitStable(ctx *actions.Context, n nodes.Node, what string, read func(*actions.Context) (string, error)) error {
 	seen := ""
 	var since time.Time
-	return ctx.WaitOn(n.String(), "the control-plane pods on "+n.String()+" to settle", func(ctx *actions.Context) (bool, error) {
-		ids, err := pods.KubeletTookOver(ctx)
+	return ctx.WaitOn(n.String(), what, func(ctx *actions.Context) (bool, error) {
+		ids, err := read(ctx)
 		if err != nil {
 			seen = ""
 			return false, err

@@ -211,6 +211,46 @@ func SameContainers(api, kubelet []kube.Pod, node string) (string, error) {
 	return strings.Join(ids, ","), nil
 }
 
+// StartedServing returns the container IDs of etcd and the API server
+// (servingComponents) as the kubelet on node shows them in its own view
+// (kubelet, its /pods), when it runs each of those the node has a manifest
+// for (images, by component) at the manifest's image with every container
+// started; else what is not yet so. Ready is not asked for: a restarted
+// kubelet finds its new static pods Ready only at their startup probes'
+// first success, 10 to 20 s after they start, well after the API server
+// answers.
+func StartedServing(kubelet []kube.Pod, images map[string]string, node string) (string, error) {
+	var ids []string
+	for _, component := range plan.ControlPlaneComponents {
+		image, ok := images[component]
+		if !ok || !servingComponents[component] {
+			continue
+		}
+		var own *kube.Pod
+		for i := range kubelet {
+			if kubelet[i].Component == component {
+				own = &kubelet[i]
+			}
+		}
+		switch {
+		case own == nil:
+			return "", errors.Errorf("the kubelet on %s does not run %s yet", node, component)
+		case len(own.Images) == 0 || imageref.Normalize(own.Images[0]) != imageref.Normalize(image):
+			return "", errors.Errorf("the kubelet on %s does not run %s's manifest yet", node, component)
+		case !own.Running:
+			return "", errors.Errorf("%s has not started on %s yet", component, node)
+		}
+		for _, id := range own.ContainerIDs {
+			if id == "" {
+				return "", errors.Errorf("%s has a container not started yet on %s", component, node)
+			}
+		}
+		ids = append(ids, own.ContainerIDs...)
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ","), nil
+}
+
 // Reader reads a control-plane node's static pods for a wait's polls:
 // its manifests once, at the first poll that reads them (only kubeadm
 // writes them, and no wait runs beside a kubeadm), then, at each poll, the
@@ -310,4 +350,23 @@ func (r *Reader) KubeletTookOver(ctx *actions.Context) (string, error) {
 		}
 	}
 	return SameContainers(checked, own, r.node.String())
+}
+
+// KubeletServes returns the container IDs of the node's etcd and API
+// server when the kubelet now running on the node runs them
+// (StartedServing) and the API server answers /readyz, else what is not
+// yet so.
+func (r *Reader) KubeletServes(ctx *actions.Context) (string, error) {
+	images, err := r.manifests(ctx)
+	if err != nil {
+		return "", err
+	}
+	var own []kube.Pod
+	errs := ctx.Kube().Once().ReadAll(ctx, kube.ReadKubeletPods(r.node.String(), &own), kube.ReadReadyz())
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
+	}
+	return StartedServing(own, images, r.node.String())
 }

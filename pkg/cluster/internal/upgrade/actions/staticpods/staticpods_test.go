@@ -142,3 +142,61 @@ type namedNode struct {
 }
 
 func (n namedNode) String() string { return n.name }
+
+// TestStartedServingOnARealKubeletRestart reads the kubelet's own view of
+// a control-plane node's static pods while its restarted kubelet replaced
+// them: the workers may start once it runs the new etcd and API server,
+// 3 s after the restart, not Ready yet (they were 17 s later); not
+// before the new kubelet has synced them.
+func TestStartedServingOnARealKubeletRestart(t *testing.T) {
+	t.Parallel()
+	images := map[string]string{}
+	for _, p := range staticPodsOf(t, "kubelet-pods-settled.json") {
+		images[p.Component] = p.Images[0]
+	}
+	if len(images) != 4 {
+		t.Fatalf("%d components in the capture, want 4", len(images))
+	}
+	if _, err := StartedServing(staticPodsOf(t, "kubelet-pods-unsynced.json"), images, capturedNode); err == nil || !strings.Contains(err.Error(), "does not run kube-apiserver") {
+		t.Errorf("unsynced: %v, want an error saying the kubelet does not run the API server yet", err)
+	}
+	restarting := staticPodsOf(t, "kubelet-pods-restarting.json")
+	started, err := StartedServing(restarting, images, capturedNode)
+	if err != nil {
+		t.Fatalf("restarting, not Ready: %v", err)
+	}
+	if strings.Count(started, "containerd://") != 2 {
+		t.Errorf("restarting: %q, want etcd's and the API server's containers", started)
+	}
+	settled, err := StartedServing(staticPodsOf(t, "kubelet-pods-settled.json"), images, capturedNode)
+	if err != nil || settled != started {
+		t.Errorf("settled: %q, %v; want the same containers as restarting, %q", settled, err, started)
+	}
+
+	// what a real node shows otherwise: a container not started yet, and
+	// a manifest the kubelet has not picked up
+	for i, p := range restarting {
+		if p.Component != "kube-apiserver" {
+			continue
+		}
+		pending := append([]kube.Pod(nil), restarting...)
+		pending[i].Running, pending[i].ContainerIDs = false, []string{""}
+		if _, err := StartedServing(pending, images, capturedNode); err == nil || !strings.Contains(err.Error(), "kube-apiserver has not started") {
+			t.Errorf("API server's container not started: %v, want an error", err)
+		}
+		newer := map[string]string{}
+		for k, v := range images {
+			newer[k] = v
+		}
+		newer["kube-apiserver"] = "registry.k8s.io/kube-apiserver:v9.9.9"
+		if _, err := StartedServing(restarting, newer, capturedNode); err == nil || !strings.Contains(err.Error(), "manifest") {
+			t.Errorf("an older API server than its manifest: %v, want an error", err)
+		}
+	}
+	// only etcd and the API server count: the controller-manager and the
+	// scheduler may still be starting
+	without := map[string]string{"etcd": images["etcd"], "kube-apiserver": images["kube-apiserver"]}
+	if got, err := StartedServing(restarting, without, capturedNode); err != nil || got != started {
+		t.Errorf("etcd and the API server alone: %q, %v; want %q", got, err, started)
+	}
+}
