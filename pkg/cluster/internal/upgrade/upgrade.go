@@ -96,7 +96,7 @@ var workflow = []phase{
 		done:             "loaded the %s binaries and images into the nodes",
 	},
 	{
-		Phase:  Phase{controlplane.Phase, "write the emulation asked for into kubeadm's configuration, then kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time", true},
+		Phase:  Phase{controlplane.Phase, "write the emulation asked for into kubeadm's configuration, then kubeadm upgrade apply on the bootstrap control-plane node, then kubeadm upgrade node on the others, one at a time; while kubeadm waits for the kubelet to restart a component, the kubelet is nudged through the component's mirror pod", true},
 		action: controlplane.NewAction(),
 		steps:  controlplane.Steps,
 		done:   "upgraded the control plane to %s",
@@ -106,7 +106,7 @@ var workflow = []phase{
 		},
 	},
 	{
-		Phase:    Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain (the bootstrap node's pods are already gone), install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon; with three control-plane nodes or more, a control-plane node's static pods settle beside the next one's drain and install, before its kubelet restart", true},
+		Phase:    Phase{kubelets.Phase, "one node at a time (workers as many at a time as asked), control plane first: drain (the bootstrap node's pods are already gone), install kubeadm/kubelet/kubectl, restart the kubelet, wait until Ready, uncordon; with three control-plane nodes or more, a control-plane node's static pods settle beside the next one's drain and install, before its kubelet restart; the workers start once the last control-plane node's new etcd and API server run, and its other pods settle beside them", true},
 		action:   kubelets.NewAction(),
 		steps:    kubelets.Steps,
 		done:     "upgraded the kubelets to %s",
