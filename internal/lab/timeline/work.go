@@ -51,8 +51,12 @@ const (
 	PollLatency = "polling"
 )
 
-// waitSettled is the step whose end holds the settle margin.
-var waitSettled = StepID("kubelets/wait-settled")
+// waitSettled and waitServing are the steps whose ends hold the settle
+// margin.
+var (
+	waitSettled = StepID("kubelets/wait-settled")
+	waitServing = StepID("kubelets/wait-serving")
+)
 
 // workOf says what kind of work the steps are that are not OverheadWork.
 var workOf = map[cluster.UpgradeStepID]string{
@@ -65,7 +69,7 @@ var workOf = map[cluster.UpgradeStepID]string{
 	StepID("control-plane/wait-pods"):                  KubernetesWork,
 	waitSettled:                                        KubernetesWork,
 	StepID("kubelets/wait-previous-settled"):           KubernetesWork,
-	StepID("kubelets/wait-serving"):                    KubernetesWork,
+	waitServing:                                        KubernetesWork,
 	StepID("kubelets/wait-ready"):                      KubernetesWork,
 	StepID("verify/workloads"):                         KubernetesWork,
 	StepID("load-artifacts/stage"):                     LoadingWork,
@@ -88,9 +92,9 @@ func WorkOf(s Span) string {
 // of the overhead in settle margins), and returns the wall time. Steps run
 // in parallel on several nodes, so each instant counts once: as Kubernetes
 // work if any such step runs then, else as loading if a loading step runs,
-// else as overhead. The last SettleDelay of each wait-settled step counts
-// as overhead (SettleMargin), as does the end of each other wait step as
-// long as its poll window (PollLatency).
+// else as overhead. The last SettleDelay of each wait-settled and
+// wait-serving step counts as overhead (SettleMargin), as does the end of
+// each other wait step as long as its poll window (PollLatency).
 func Split(events []Event) (map[string]float64, float64, error) {
 	spans, err := SpansOf(events)
 	if err != nil {
@@ -113,7 +117,7 @@ func Split(events []Event) (map[string]float64, float64, error) {
 		}
 		end := s.End
 		switch {
-		case s.StepID == waitSettled:
+		case s.StepID == waitSettled || s.StepID == waitServing:
 			end = end.Add(-SettleDelay)
 			if end.Before(s.Start) {
 				end = s.Start
