@@ -37,7 +37,7 @@ func TestUpgradeStepIDsArePinned(t *testing.T) {
 		"control-plane/kubeadm-config", "control-plane/kubeadm-upgrade-apply", "control-plane/wait-loaded", "control-plane/kubeadm-upgrade-node", "control-plane/wait-pods",
 		"control-plane/install-kubeadm-kubectl",
 		"kubelets/kubeadm-upgrade-node", "kubelets/drain", "kubelets/install", "kubelets/kubelet-flags", "kubelets/wait-previous-settled", "kubelets/restart",
-		"kubelets/wait-ready", "kubelets/wait-settled", "kubelets/uncordon", "kubelets/write-version", "kubelets/wait-serving",
+		"kubelets/wait-ready", "kubelets/wait-settled", "kubelets/wait-serving", "kubelets/uncordon", "kubelets/write-version",
 		"verify/server-version", "verify/control-plane-pods", "verify/nodes", "verify/workloads",
 		"hook/caller",
 	}

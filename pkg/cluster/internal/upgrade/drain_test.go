@@ -346,6 +346,9 @@ func TestSettleBesideTheNextDrain(t *testing.T) {
 			if served && worker < serving {
 				t.Errorf("the worker started before %s's etcd and API server ran", last)
 			}
+			if uncordon := at[last+" "+string(stepid.KubeletsUncordon)+" started"]; served && uncordon < serving {
+				t.Errorf("%s was uncordoned before its etcd and API server ran", last)
+			}
 			if uncordoned := at[last+" "+string(stepid.KubeletsUncordon)+" finished"]; at["kind-worker "+string(stepid.KubeletsDrain)+" started"] < uncordoned {
 				t.Errorf("the worker was drained before %s was uncordoned", last)
 			}

@@ -82,8 +82,9 @@ const (
 	KubeletsWaitReady    ID = "kubelets/wait-ready"
 	KubeletsWaitSettled  ID = "kubelets/wait-settled"
 	// KubeletsWaitServing waits, on the last control-plane node before
-	// the workers, until its new kubelet runs its etcd and API server and
-	// /readyz answers; its wait-settled runs beside the workers.
+	// its uncordoning and the workers, until its new kubelet runs its etcd
+	// and API server and /readyz answers; its wait-settled runs beside the
+	// workers.
 	KubeletsWaitServing  ID = "kubelets/wait-serving"
 	KubeletsUncordon     ID = "kubelets/uncordon"
 	KubeletsWriteVersion ID = "kubelets/write-version"
@@ -107,7 +108,7 @@ func All() []ID {
 		LoadStage, LoadStagedVersions, LoadPatches, LoadImportHealthCheck, LoadDrainBootstrap, LoadImport, LoadPull, LoadPin,
 		ControlPlaneConfig, ControlPlaneApply, ControlPlaneLoaded, ControlPlaneNode, ControlPlaneWait, ControlPlaneInstall,
 		KubeletsUpgradeNode, KubeletsDrain, KubeletsInstall, KubeletsFlags, KubeletsWaitPrevious, KubeletsRestart,
-		KubeletsWaitReady, KubeletsWaitSettled, KubeletsUncordon, KubeletsWriteVersion, KubeletsWaitServing,
+		KubeletsWaitReady, KubeletsWaitSettled, KubeletsWaitServing, KubeletsUncordon, KubeletsWriteVersion,
 		VerifyServerVersion, VerifyControlPlanePods, VerifyNodes, VerifyWorkloads,
 		CallerHook,
 	}

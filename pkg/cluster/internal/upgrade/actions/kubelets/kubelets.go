@@ -395,6 +395,16 @@ func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate)
 	if isCP && !beside {
 		steps = append(steps, settle)
 	}
+	if last {
+		// before the uncordon: with fewer than three control-plane nodes
+		// the API server is away while the new kubelet replaces it, and a
+		// request then only waits out its retries' pauses
+		steps = append(steps, actions.Task{
+			ID:   stepid.KubeletsWaitServing,
+			Name: "waiting for the new etcd and API server and /readyz (the other control-plane pods settle beside the workers)",
+			Run:  func() error { return waitServing(ctx, n) },
+		})
+	}
 	steps = append(steps,
 		actions.Task{
 			ID:   stepid.KubeletsUncordon,
@@ -423,13 +433,6 @@ func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate)
 			},
 		},
 	)
-	if last {
-		steps = append(steps, actions.Task{
-			ID:   stepid.KubeletsWaitServing,
-			Name: "waiting for the new etcd and API server and /readyz (the other control-plane pods settle beside the workers)",
-			Run:  func() error { return waitServing(ctx, n) },
-		})
-	}
 	if beside {
 		steps = append(steps, settle)
 	}
