@@ -287,7 +287,8 @@ func steps(ctx *actions.Context, n nodes.Node, settled map[string]*actions.Gate)
 		// restarting its kubelet restarts its API server
 		ctx = ctx.AfterAPIRestarts()
 	}
-	// the last control-plane node's settle runs beside the workers
+	// the last control-plane node's settle runs beside the workers (n's
+	// kubelet moves, so lastControlPlane is not nil)
 	last := isCP && workersBeside(ctx) && n.String() == lastControlPlane(st).String()
 	beside := isCP && (settleBeside(ctx) || last)
 	var prev nodes.Node
